@@ -1,0 +1,66 @@
+"""TF1 name-based checkpoints (``model.ckpt-N`` + ``checkpoint``), interchangeable
+with a legacy Estimator's model_dir in both directions.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import tensorflow as tf
+
+from runtime.variable_store import GLOBAL_STEP_NAME, VariableStore
+
+log = logging.getLogger("runtime")
+
+
+def latest(model_dir: str) -> str | None:
+    return tf.train.latest_checkpoint(model_dir) if model_dir else None
+
+
+def global_step_of(checkpoint_path: str) -> int:
+    return int(tf.train.load_checkpoint(checkpoint_path).get_tensor(GLOBAL_STEP_NAME))
+
+
+def read_values(checkpoint_path: str, names) -> dict:
+    """The saved values of ``names``; a clear error names what is missing."""
+    reader = tf.train.load_checkpoint(checkpoint_path)
+    saved = reader.get_variable_to_shape_map()
+    missing = sorted(name for name in names if name not in saved)
+    if missing:
+        raise ValueError(
+            f"Checkpoint {checkpoint_path} does not hold variables {missing} that model_fn "
+            "creates. Was it written by a different model_fn?"
+        )
+    return {name: reader.get_tensor(name) for name in names}
+
+
+class CheckpointWriter:
+    """Saves the store under ``<model_dir>/model.ckpt-<step>``, pruning old ones."""
+
+    def __init__(
+        self,
+        model_dir: str,
+        store: VariableStore,
+        *,
+        max_to_keep: int | None,
+        keep_checkpoint_every_n_hours: float,
+    ) -> None:
+        self._prefix = os.path.join(model_dir, "model.ckpt")
+        self._saver = tf.compat.v1.train.Saver(
+            var_list=dict(store.items()),
+            max_to_keep=max_to_keep or 0,
+            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+            save_relative_paths=True,
+        )
+        state = tf.train.get_checkpoint_state(model_dir)
+        if state is not None:
+            self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+        self.last_saved_step: int | None = None
+
+    def save(self, step: int) -> str:
+        tf.io.gfile.makedirs(os.path.dirname(self._prefix))
+        log.info("Saving checkpoints for %d into %s.", step, self._prefix)
+        path = self._saver.save(None, self._prefix, global_step=step, write_meta_graph=False)
+        self.last_saved_step = step
+        return path

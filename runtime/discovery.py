@@ -1,0 +1,148 @@
+"""Builds model_fn once in a throwaway graph laid out like the legacy Estimator's.
+
+The graph is built in exactly the order ``tf.estimator`` built it (seed, global
+step, input_fn, model_fn), so the recorded variable initial values and op seeds
+are the ones a TF 2.15 Estimator produced. Nothing here survives except the
+:class:`Blueprint`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.training import training_util
+
+from runtime import seeds
+from runtime.mode_keys import ModeKeys
+from runtime.model_fn_call import split_features_labels
+
+
+@dataclasses.dataclass(frozen=True)
+class VariableRecord:
+    """One variable creation as model_fn asked for it."""
+
+    name: str  # the TF1 name, also the checkpoint key
+    initial_value: np.ndarray
+    dtype: tf.DType
+    trainable: bool
+    collections: tuple[str, ...]
+    synchronization: tf.VariableSynchronization
+    aggregation: tf.VariableAggregation
+
+
+@dataclasses.dataclass(frozen=True)
+class Blueprint:
+    """What model_fn builds for one mode, recorded from the discovery graph."""
+
+    mode: str
+    global_step: VariableRecord
+    variables: tuple[VariableRecord, ...]  # created by model_fn, in creation order
+    input_seeds: tuple
+    model_seeds: tuple
+    loss_dtype: tf.DType | None
+
+    def all_variables(self) -> tuple[VariableRecord, ...]:
+        return (self.global_step, *self.variables)
+
+
+class _CreationLog:
+    """A variable creator that records each creation and the variable it produced."""
+
+    def __init__(self) -> None:
+        self.created: list[tuple[dict, tf.Variable]] = []
+        self.depth = 0
+
+    def creator(self, next_creator, **kwargs):
+        self.depth += 1
+        try:
+            variable = next_creator(**kwargs)
+        finally:
+            self.depth -= 1
+        self.created.append((kwargs, variable))
+        return variable
+
+
+def discover(
+    mode: str,
+    *,
+    input_fn_result,
+    call_model_fn,
+    random_seed: int | None,
+) -> Blueprint:
+    """Records variables and seeds of ``call_model_fn(features, labels, mode)``.
+
+    ``input_fn_result`` is a zero-argument callable that calls the user's input_fn
+    (inside the discovery graph).
+    """
+    graph = tf.Graph()
+    creations = _CreationLog()
+    input_seeds: list = []
+    model_seeds: list = []
+    with graph.as_default():
+        tf.compat.v1.random.set_random_seed(random_seed)
+        with tf.variable_creator_scope(creations.creator):
+            tf.compat.v1.train.create_global_step(graph)
+        if mode == ModeKeys.TRAIN:
+            training_util._get_or_create_global_step_read(graph)
+        with seeds.recording(input_seeds):
+            features, labels = _graph_input(input_fn_result())
+        if mode == ModeKeys.PREDICT:
+            labels = None
+        skip_initializers = lambda: creations.depth > 0  # noqa: E731
+        with (
+            seeds.recording(model_seeds, skip_while=skip_initializers),
+            tf.variable_creator_scope(creations.creator),
+        ):
+            spec = call_model_fn(features, labels, mode)
+            if mode == ModeKeys.EVAL:
+                tf.compat.v1.metrics.mean(spec.loss)
+        records = _initial_values(graph, creations.created)
+    loss_dtype = spec.loss.dtype if spec.loss is not None else None
+    return Blueprint(
+        mode=mode,
+        global_step=records[0],
+        variables=tuple(records[1:]),
+        input_seeds=tuple(input_seeds),
+        model_seeds=tuple(model_seeds),
+        loss_dtype=loss_dtype,
+    )
+
+
+def _graph_input(result) -> tuple:
+    """Turns an input_fn result into graph tensors the way Estimator did."""
+    if isinstance(result, tf.data.Dataset):
+        iterator = tf.compat.v1.data.make_initializable_iterator(result)
+        result = iterator.get_next()
+    return split_features_labels(result)
+
+
+def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
+    variables = [variable for _, variable in created]
+    with tf.compat.v1.Session(graph=graph) as session:
+        session.run(tf.compat.v1.variables_initializer(variables))
+        values = session.run([variable.value() for variable in variables])
+    records = []
+    for (kwargs, variable), value in zip(created, values, strict=True):
+        records.append(
+            VariableRecord(
+                name=variable.op.name,
+                initial_value=value,
+                dtype=variable.dtype.base_dtype,
+                trainable=variable.trainable,
+                collections=_collections_of(graph, variable),
+                synchronization=kwargs.get("synchronization")
+                or tf.VariableSynchronization.AUTO,
+                aggregation=kwargs.get("aggregation") or tf.VariableAggregation.NONE,
+            )
+        )
+    return records
+
+
+def _collections_of(graph: tf.Graph, variable) -> tuple[str, ...]:
+    return tuple(
+        key
+        for key in graph.get_all_collection_keys()
+        if any(member is variable for member in graph.get_collection(key))
+    )

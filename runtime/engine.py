@@ -1,0 +1,372 @@
+"""``Estimator``: train, evaluate and predict an unchanged model_fn on TF 2.16+."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+from runtime import checkpoints, discovery, seeds, warm_start
+from runtime.checkpoints import CheckpointWriter
+from runtime.hooks import HookDriver
+from runtime.mode_keys import ModeKeys
+from runtime.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
+from runtime.run_config import RunConfig, TaskType
+from runtime.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
+from runtime.training import Cadence, TrainController, TrainSettings
+from runtime.variable_store import VariableStore
+
+log = logging.getLogger("runtime")
+
+
+class Estimator:
+    """Runs a TF1 ``model_fn`` (``tf.estimator.Estimator``) with tf.function + tf.distribute."""
+
+    def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
+        if config is None:
+            config = RunConfig()
+        elif not isinstance(config, RunConfig):
+            raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
+        model_dir = os.fspath(model_dir) if model_dir is not None else None
+        if model_dir is not None and config.model_dir and model_dir != config.model_dir:
+            raise ValueError(
+                "`model_dir` are set both in constructor and `RunConfig`, but with "
+                f"different values. In constructor: '{model_dir}', in `RunConfig`: "
+                f"'{config.model_dir}' "
+            )
+        model_dir = model_dir or config.model_dir
+        if model_dir is None:
+            model_dir = tempfile.mkdtemp()
+            log.warning("Using temporary folder as model directory: %s", model_dir)
+        if config.model_dir != model_dir:
+            config = config.replace(model_dir=model_dir)
+        verify_model_fn_args(model_fn, params)
+        self._model_fn = model_fn
+        self._config = config
+        self._model_dir = model_dir
+        self._params = copy.deepcopy(params or {})
+        self._warm_start = warm_start.settings_from(warm_start_from)
+        self._strategy = config.train_distribute or tf.distribute.get_strategy()
+        self._store = VariableStore(self._strategy)
+
+    @property
+    def model_dir(self) -> str:
+        return self._model_dir
+
+    @property
+    def config(self) -> RunConfig:
+        return copy.deepcopy(self._config)
+
+    @property
+    def params(self) -> dict:
+        return copy.deepcopy(self._params)
+
+    @property
+    def model_fn(self):
+        return self._model_fn
+
+    def latest_checkpoint(self) -> str | None:
+        return checkpoints.latest(self._model_dir)
+
+    def get_variable_names(self) -> list[str]:
+        return [name for name, _ in tf.train.list_variables(self._require_checkpoint())]
+
+    def get_variable_value(self, name: str) -> np.ndarray:
+        return tf.train.load_variable(self._require_checkpoint(), name)
+
+    def _require_checkpoint(self) -> str:
+        path = self.latest_checkpoint()
+        if not path:
+            raise ValueError(f"Could not find trained model in model_dir: {self._model_dir}.")
+        return path
+
+    # ----------------------------------------------------------------- train
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        if self._config.task_type in (TaskType.EVALUATOR, TaskType.PS):
+            raise ValueError(
+                "Train has been called wrong configuration. Please use "
+                "tf.estimator.train_and_evaluate which calls proper API according "
+                "to given configuration. Current configuration: {}.".format(self._config)
+            )
+        if steps is not None and max_steps is not None:
+            raise ValueError("Can not provide both steps and max_steps.")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        latest = self.latest_checkpoint()
+        start = checkpoints.global_step_of(latest) if latest else 0
+        if max_steps is not None and start >= max_steps:
+            log.info("Skipping training since max_steps has already saved.")
+            return self
+        hooks = list(hooks or [])
+        tf.io.gfile.makedirs(self._model_dir)
+        blueprint, iterator = self._prepare(ModeKeys.TRAIN, input_fn, latest)
+        summary_writer = tf.summary.create_file_writer(self._model_dir)
+        traced = self._traced(blueprint)
+        with self._store.serving():
+            spec_hooks = self._spec_hooks(traced, iterator)
+            user_hooks, stop_at, saver_cadence, listeners = _translate_hooks(
+                hooks + spec_hooks, saving_listeners or []
+            )
+            last_step = _last_step(start, steps, max_steps, stop_at)
+            cadence = saver_cadence or self._checkpoint_cadence()
+            if listeners and cadence is None:
+                raise ValueError(
+                    "There should be a CheckpointSaverHook to use saving_listeners. "
+                    "Please set one of the RunConfig.save_checkpoints_steps or "
+                    "RunConfig.save_checkpoints_secs."
+                )
+            writer = None
+            if cadence is not None:
+                writer = CheckpointWriter(
+                    self._model_dir,
+                    self._store,
+                    max_to_keep=self._config.keep_checkpoint_max,
+                    keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
+                )
+            controller = TrainController(
+                programs=TrainPrograms(traced, summary_writer=summary_writer),
+                iterator=iterator,
+                store=self._store,
+                hooks=HookDriver(user_hooks),
+                checkpoint_writer=writer,
+                summary_writer=summary_writer,
+                settings=TrainSettings(
+                    last_step=last_step,
+                    save_summary_steps=self._config.save_summary_steps,
+                    log_step_count_steps=self._config.log_step_count_steps,
+                    checkpoints=cadence,
+                    saving_listeners=listeners,
+                ),
+            )
+            controller.run()
+        summary_writer.flush()
+        return self
+
+    def _checkpoint_cadence(self) -> Cadence | None:
+        steps, secs = self._config.save_checkpoints_steps, self._config.save_checkpoints_secs
+        if not steps and not secs:
+            return None
+        return Cadence(steps=steps, secs=secs)
+
+    def _spec_hooks(self, traced: TracedModel, iterator) -> list:
+        """training_hooks and training_chief_hooks of the spec (built in a probe trace)."""
+        found = []
+
+        @tf.function(autograph=False)
+        def probe(iterator):
+            spec, _ = traced(iterator.get_next())
+            found.extend(spec.training_hooks)
+            found.extend(spec.training_chief_hooks)
+            return tf.constant(0)
+
+        if _declares_hooks(self._model_fn):
+            probe.get_concrete_function(iterator)
+        return found
+
+    # -------------------------------------------------------------- evaluate
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        checkpoint_path = checkpoint_path or self.latest_checkpoint()
+        if not checkpoint_path:
+            log.info(
+                "Could not find trained model in model_dir: %s, running initialization to evaluate.",
+                self._model_dir,
+            )
+        blueprint, iterator = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
+        metric_names = [record.name for record in blueprint.variables if _is_local(record)]
+        self._store.reset(metric_names)
+        programs = EvalPrograms(self._traced(blueprint), iterator.element_spec)
+        drivers = HookDriver(hooks or [])
+        with self._store.serving():
+            drivers.begin()
+            drivers.after_create_session()
+            remaining = steps if steps is not None else np.iinfo(np.int32).max
+            programs.loop(iterator, tf.constant(remaining, tf.int32))
+            drivers.end()
+            values = {key: value.numpy() for key, value in programs.values().items()}
+        if "global_step" in values:
+            raise ValueError(
+                "Metric with name `global_step` is not allowed, because Estimator "
+                "already defines a default metric with the same name."
+            )
+        global_step = int(self._store.global_step.numpy())
+        values["global_step"] = global_step
+        _write_eval_summaries(self._eval_dir(name), values, global_step, checkpoint_path)
+        log.info(
+            "Saving dict for global step %d: %s",
+            global_step,
+            ", ".join(f"{k} = {v}" for k, v in sorted(values.items())),
+        )
+        return values
+
+    def eval_dir(self, name=None) -> str:
+        return self._eval_dir(name)
+
+    def _eval_dir(self, name) -> str:
+        return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
+
+    # --------------------------------------------------------------- predict
+    def predict(
+        self,
+        input_fn,
+        predict_keys=None,
+        hooks=None,
+        checkpoint_path=None,
+        yield_single_examples=True,
+    ):
+        checkpoint_path = checkpoint_path or self.latest_checkpoint()
+        if not checkpoint_path:
+            log.info("Could not find trained model in model_dir: %s, running initialization to predict.", self._model_dir)
+        blueprint, iterator = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
+        program = PredictProgram(self._traced(blueprint))
+        while True:
+            with self._store.serving():
+                try:
+                    predictions = program.step(iterator)
+                except tf.errors.OutOfRangeError:
+                    return
+            predictions = tf.nest.map_structure(lambda t: t.numpy(), predictions)
+            predictions = _select_keys(predictions, predict_keys)
+            if not yield_single_examples:
+                yield predictions
+                continue
+            if not isinstance(predictions, dict):
+                yield from predictions
+                continue
+            batch = _batch_length(predictions)
+            for i in range(batch):
+                yield {key: value[i] for key, value in predictions.items()}
+
+    # ---------------------------------------------------------------- shared
+    def _prepare(self, mode: str, input_fn, checkpoint_path):
+        """Discovers the graph for ``mode``, sets variable values, opens the input."""
+        call_model_fn = self._caller()
+        blueprint = discovery.discover(
+            mode,
+            input_fn_result=lambda: call_input_fn(
+                input_fn, mode, params=self._params, config=self._config
+            ),
+            call_model_fn=call_model_fn,
+            random_seed=self._config.tf_random_seed,
+        )
+        self._store.materialize(blueprint.all_variables())
+        names = [record.name for record in blueprint.all_variables()]
+        if checkpoint_path:
+            self._store.restore(
+                checkpoints.read_values(checkpoint_path, [n for n in names if not _is_local_name(blueprint, n)])
+            )
+        else:
+            self._store.reset(names)
+            if self._warm_start is not None:
+                warm_start.apply(self._warm_start, self._store)
+        with seeds.replaying(list(blueprint.input_seeds), what="input_fn"):
+            result = call_input_fn(input_fn, mode, params=self._params, config=self._config)
+        dataset = _as_dataset(result)
+        return blueprint, iter(dataset)
+
+    def _caller(self) -> ModelFnCaller:
+        return ModelFnCaller(self._model_fn, params=self._params, config=self.config)
+
+    def _traced(self, blueprint) -> TracedModel:
+        return TracedModel(call_model_fn=self._caller(), store=self._store, blueprint=blueprint)
+
+
+def _declares_hooks(model_fn) -> bool:
+    # Every model_fn may return hooks; the probe trace is cheap, so always run it.
+    return True
+
+
+def _translate_hooks(hooks, saving_listeners):
+    """Splits hooks into those the controller does natively and the rest."""
+    user, stop_at, cadence, listeners = [], None, None, list(saving_listeners)
+    for hook in hooks:
+        if isinstance(hook, tf.compat.v1.train.StopAtStepHook):
+            stop_at = hook
+        elif isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
+            timer = hook._timer
+            cadence = Cadence(steps=timer._every_steps, secs=timer._every_secs)
+            listeners = list(hook._listeners) + listeners
+        elif isinstance(
+            hook, (tf.compat.v1.train.StepCounterHook, tf.compat.v1.train.SummarySaverHook)
+        ):
+            log.info("%s is done by the runtime itself; ignoring the instance.", type(hook).__name__)
+        else:
+            user.append(hook)
+    return user, stop_at, cadence, listeners
+
+
+def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
+    candidates = []
+    if steps is not None:
+        candidates.append(start + steps)
+    if max_steps is not None:
+        candidates.append(max_steps)
+    if stop_at is not None:
+        if stop_at._last_step is not None:
+            candidates.append(stop_at._last_step)
+        else:
+            candidates.append(start + stop_at._num_steps)
+    return min(candidates) if candidates else None
+
+
+def _is_local(record) -> bool:
+    return tf.compat.v1.GraphKeys.LOCAL_VARIABLES in record.collections
+
+
+def _is_local_name(blueprint, name: str) -> bool:
+    return any(r.name == name and _is_local(r) for r in blueprint.all_variables())
+
+
+def _as_dataset(result) -> tf.data.Dataset:
+    if isinstance(result, tf.data.Dataset):
+        return result
+    # (features, labels) tensors: the legacy graph evaluated them on every step.
+    return tf.data.Dataset.from_tensors(result).repeat()
+
+
+def _select_keys(predictions, predict_keys):
+    if not predict_keys:
+        return predictions
+    if not isinstance(predictions, dict):
+        raise ValueError("predict_keys argument is not valid in case of non-dict predictions.")
+    selected = {k: v for k, v in predictions.items() if k in predict_keys}
+    if not selected:
+        raise ValueError(
+            f"Expected to run at least one output from {predictions.keys()}, provided {predict_keys}."
+        )
+    return selected
+
+
+def _batch_length(predictions: dict) -> int:
+    length = None
+    for key, value in predictions.items():
+        length = length or value.shape[0]
+        if value.shape[0] != length:
+            raise ValueError(
+                f"Batch length of predictions should be same. {key} has different batch "
+                "length than others."
+            )
+    return length or 0
+
+
+def _write_eval_summaries(eval_dir: str, values: dict, step: int, checkpoint_path) -> None:
+    writer = tf.summary.create_file_writer(eval_dir)
+    with writer.as_default(step=step):
+        for key, value in values.items():
+            if key == "global_step":
+                continue
+            if np.ndim(value) == 0 and np.issubdtype(np.asarray(value).dtype, np.number):
+                tf.summary.scalar(key, value)
+            else:
+                tf.summary.write(key, tf.convert_to_tensor(value))
+        if checkpoint_path:
+            tf.summary.text("checkpoint_path", tf.constant(checkpoint_path))
+    writer.flush()
+    writer.close()

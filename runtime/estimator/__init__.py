@@ -1,0 +1,50 @@
+"""The runtime's mirror of ``tf.estimator``: migrated code imports from here."""
+
+import runtime  # noqa: F401  (selects legacy Keras before TensorFlow loads Keras)
+import tensorflow as tf
+
+from runtime.engine import Estimator
+from runtime.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
+from runtime.mode_keys import ModeKeys
+from runtime.run_config import RunConfig
+from runtime.spec import EstimatorSpec
+from runtime.warm_start import WarmStartSettings
+
+# Hooks and listeners are TensorFlow's own classes: model_fns create them and the
+# runtime recognizes them (StopAtStep, CheckpointSaver) or drives them.
+CheckpointSaverHook = tf.compat.v1.train.CheckpointSaverHook
+CheckpointSaverListener = tf.compat.v1.train.CheckpointSaverListener
+FeedFnHook = tf.compat.v1.train.FeedFnHook
+FinalOpsHook = tf.compat.v1.train.FinalOpsHook
+GlobalStepWaiterHook = tf.compat.v1.train.GlobalStepWaiterHook
+LoggingTensorHook = tf.compat.v1.train.LoggingTensorHook
+NanLossDuringTrainingError = tf.compat.v1.train.NanLossDuringTrainingError
+NanTensorHook = tf.compat.v1.train.NanTensorHook
+ProfilerHook = tf.compat.v1.train.ProfilerHook
+StepCounterHook = tf.compat.v1.train.StepCounterHook
+StopAtStepHook = tf.compat.v1.train.StopAtStepHook
+SummarySaverHook = tf.compat.v1.train.SummarySaverHook
+
+__all__ = [
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "Estimator",
+    "EstimatorSpec",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "LoggingTensorHook",
+    "ModeKeys",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "ProfilerHook",
+    "RunConfig",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+    "WarmStartSettings",
+]

@@ -1,0 +1,111 @@
+"""Drives ``SessionRunHook``s without a ``tf.compat.v1.Session``.
+
+``begin`` runs inside a traced step (so hooks find model_fn's tensors in the
+default graph), ``before_run`` fetches are mapped by name onto the traced step's
+outputs, ``after_run`` gets their values, and ``run_context.request_stop()``
+stops the loop. A hook that touches the session gets a clear error.
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from runtime.variable_store import GLOBAL_STEP_NAME
+
+SessionRunHook = tf.compat.v1.train.SessionRunHook
+SessionRunArgs = tf.compat.v1.train.SessionRunArgs
+SessionRunContext = tf.compat.v1.train.SessionRunContext
+SessionRunValues = tf.compat.v1.train.SessionRunValues
+
+
+class SessionUnavailable:
+    """Stands where a hook expects a Session; any use explains what to change."""
+
+    def __init__(self, hook) -> None:
+        self._hook_name = type(hook).__name__
+
+    def __getattr__(self, name):
+        raise RuntimeError(
+            f"Hook {self._hook_name} uses the session (session.{name}), but the runtime "
+            "runs model_fn with tf.function and has no tf.compat.v1.Session. Request "
+            "tensors through before_run(SessionRunArgs(...)) instead, or move the work "
+            "into model_fn."
+        )
+
+
+class HookDriver:
+    """Calls a list of hooks around each step, as MonitoredSession did."""
+
+    def __init__(self, hooks) -> None:
+        self.hooks = list(hooks)
+        self._pending: list[tuple] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.hooks)
+
+    def begin(self) -> None:
+        for hook in self.hooks:
+            hook.begin()
+
+    def after_create_session(self) -> None:
+        for hook in self.hooks:
+            hook.after_create_session(SessionUnavailable(hook), None)
+
+    def before_run(self) -> tuple[str, ...]:
+        """Asks every hook for its fetches; returns the tensor names the step must output."""
+        self._context = SessionRunContext(
+            original_args=SessionRunArgs(fetches=None), session=SessionUnavailable(self)
+        )
+        self._pending = []
+        names = set()
+        for hook in self.hooks:
+            args = hook.before_run(self._context)
+            fetches = None
+            if args is not None:
+                if args.feed_dict:
+                    raise ValueError(
+                        f"Hook {type(hook).__name__} feeds values (feed_dict); the runtime "
+                        "cannot feed a traced step. Compute the value inside model_fn instead."
+                    )
+                fetches = tf.nest.map_structure(_fetch_key, args.fetches)
+                names.update(k for k in tf.nest.flatten(fetches) if isinstance(k, str))
+            self._pending.append((hook, fetches))
+        return tuple(sorted(names))
+
+    def after_run(self, fetched: dict, variable_value) -> bool:
+        """Hands each hook its values; returns True when a hook requested a stop."""
+        for hook, fetches in self._pending:
+            results = None
+            if fetches is not None:
+                results = tf.nest.map_structure(
+                    lambda key: fetched[key] if isinstance(key, str) else variable_value(key),
+                    fetches,
+                )
+            hook.after_run(self._context, SessionRunValues(results, None, None))
+        return self._context.stop_requested
+
+    def end(self) -> None:
+        for hook in self.hooks:
+            hook.end(SessionUnavailable(hook))
+
+
+class VariableFetch:
+    """A fetch that names a variable: read after the step instead of traced."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _fetch_key(fetch):
+    if isinstance(fetch, tf.Variable):
+        return VariableFetch(fetch.name.split(":")[0])
+    if isinstance(fetch, (tf.Operation, tf.Tensor)):
+        name = fetch.name
+    elif isinstance(fetch, str):
+        name = fetch
+    else:
+        raise TypeError(f"A hook asked for {fetch!r}; fetches must be tensors, ops or names.")
+    if name.split("/")[0].split(":")[0] == GLOBAL_STEP_NAME:
+        # TF's own hooks fetch a read of the global step made in their begin().
+        return VariableFetch(GLOBAL_STEP_NAME)
+    return name

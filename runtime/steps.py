@@ -1,0 +1,200 @@
+"""The compiled programs the runtime runs: train loops, eval loops, predict steps.
+
+Each program traces the user's model_fn inside a ``tf.function`` with the
+variables from the :class:`VariableStore` and the seeds recorded at discovery.
+Loops run many steps per call and stop early, in-graph, at the end of the input
+or on a non-finite loss (so the state matches a legacy run that stopped there).
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from runtime import seeds
+from runtime.discovery import Blueprint
+from runtime.mode_keys import ModeKeys
+from runtime.model_fn_call import ModelFnCaller, split_features_labels
+from runtime.spec import LOSS_METRIC_KEY, EstimatorSpec
+from runtime.variable_store import VariableStore
+
+
+class TracedModel:
+    """Calls model_fn inside a trace exactly as the discovery graph saw it."""
+
+    def __init__(self, *, call_model_fn: ModelFnCaller, store: VariableStore, blueprint: Blueprint):
+        self._call_model_fn = call_model_fn
+        self._store = store
+        self.blueprint = blueprint
+
+    def __call__(self, element) -> tuple[EstimatorSpec, dict]:
+        """Returns the spec and, in EVAL, the metric dict with Estimator's ``loss`` mean added."""
+        mode = self.blueprint.mode
+        features, labels = split_features_labels(element)
+        if mode == ModeKeys.PREDICT:
+            labels = None
+        self._store.expect(self.blueprint.variables, what=f"model_fn({mode})")
+        self._store.register_global_step()
+        with seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"):
+            spec = self._call_model_fn(features, labels, mode)
+            metrics = {}
+            if mode == ModeKeys.EVAL:
+                metrics = dict(spec.eval_metric_ops)
+                if LOSS_METRIC_KEY in metrics:
+                    raise ValueError(
+                        f'Metric with name "{LOSS_METRIC_KEY}" is not allowed, because '
+                        "Estimator already defines a default metric with the same name."
+                    )
+                metrics[LOSS_METRIC_KEY] = tf.compat.v1.metrics.mean(spec.loss)
+        return spec, metrics
+
+
+class TrainPrograms:
+    """``loop(iterator, n, record)`` for hook-free stretches, ``step`` for hooked steps."""
+
+    def __init__(self, traced: TracedModel, *, summary_writer=None):
+        self._traced = traced
+        self._writer = summary_writer
+        self._loss_dtype = traced.blueprint.loss_dtype
+        self.loop = tf.function(self._loop, autograph=False)
+        self.step = tf.function(self._step, autograph=False)
+        self.on_first_trace = None  # called inside the first traced step (hooks' begin)
+
+    def _train_step(self, element, record_summaries):
+        """One legacy ``session.run([train_op, loss])``; returns the loss."""
+        store_step = self._traced._store.global_step
+        summary_step = store_step.read_value() + 1  # Estimator wrote summaries after the step
+        with self._summaries(summary_step, record_summaries):
+            spec, _ = self._traced(element)
+            tf.summary.scalar("loss", spec.loss)
+        if self.on_first_trace is not None:
+            callback, self.on_first_trace = self.on_first_trace, None
+            callback()
+        with tf.control_dependencies([spec.train_op]):
+            return tf.identity(spec.loss)
+
+    def _summaries(self, step, record):
+        if self._writer is None:
+            return tf.summary.record_if(False)
+        return _SummaryScope(self._writer, step, record)
+
+    def _loop(self, iterator, num_steps, record_first):
+        losses = tf.TensorArray(self._loss_dtype, size=0, dynamic_size=True, element_shape=[])
+
+        def cond(i, last_loss, exhausted, losses):
+            return tf.logical_and(
+                tf.logical_and(i < num_steps, tf.logical_not(exhausted)),
+                tf.math.is_finite(last_loss),
+            )
+
+        def body(i, last_loss, exhausted, losses):
+            element = iterator.get_next_as_optional()
+
+            def run():
+                record = tf.logical_and(record_first, tf.equal(i, 0))
+                return self._train_step(element.get_value(), record)
+
+            loss = tf.cond(
+                element.has_value(), run, lambda: tf.zeros([], self._loss_dtype)
+            )
+            has_value = element.has_value()
+            losses = tf.cond(has_value, lambda: losses.write(i, loss), lambda: losses)
+            return (
+                i + tf.cast(has_value, tf.int32),
+                tf.where(has_value, loss, last_loss),
+                tf.logical_not(has_value),
+                losses,
+            )
+
+        start = (tf.constant(0), tf.zeros([], self._loss_dtype), tf.constant(False), losses)
+        steps, _, exhausted, losses = tf.while_loop(cond, body, start)
+        return {"steps": steps, "losses": losses.stack(), "exhausted": exhausted}
+
+    def _step(self, iterator, record, fetch_names=()):
+        loss = self._train_step(iterator.get_next(), record)
+        graph = tf.compat.v1.get_default_graph()
+        fetched = {}
+        with tf.control_dependencies([loss]):
+            for name in fetch_names:
+                element = graph.as_graph_element(name)
+                if isinstance(element, tf.Operation):
+                    fetched[name] = tf.constant(0)
+                else:
+                    fetched[name] = tf.identity(element)
+        return {"loss": loss, "fetched": fetched}
+
+
+class _SummaryScope:
+    """Default writer + step + record_if, so v1 summary ops write through tf.summary."""
+
+    def __init__(self, writer, step, record):
+        self._scopes = [writer.as_default(step=step), tf.summary.record_if(record)]
+
+    def __enter__(self):
+        for scope in self._scopes:
+            scope.__enter__()
+
+    def __exit__(self, *exc):
+        for scope in reversed(self._scopes):
+            scope.__exit__(*exc)
+
+
+class EvalPrograms:
+    """``loop(iterator, n)`` runs metric updates; ``values()`` reads the metrics."""
+
+    def __init__(self, traced: TracedModel, element_spec):
+        self._traced = traced
+        self._element_spec = element_spec
+        self.loop = tf.function(self._loop, autograph=False)
+        self._values = None
+
+    def _update(self, element):
+        _, metrics = self._traced(element)
+        updates = [update for _, (_, update) in sorted(metrics.items())]
+        return tf.group(*updates)
+
+    def _loop(self, iterator, num_steps):
+        def cond(i, exhausted):
+            return tf.logical_and(i < num_steps, tf.logical_not(exhausted))
+
+        def body(i, exhausted):
+            element = iterator.get_next_as_optional()
+            has_value = element.has_value()
+
+            def run():
+                with tf.control_dependencies([self._update(element.get_value())]):
+                    return tf.constant(1)
+
+            done = tf.cond(has_value, run, lambda: tf.constant(0))
+            return i + done, tf.logical_not(has_value)
+
+        steps, exhausted = tf.while_loop(cond, body, (tf.constant(0), tf.constant(False)))
+        return steps
+
+    def values(self) -> dict:
+        """Metric values, computed without running any update op."""
+        if self._values is None:
+            self._values = self._build_values()
+        return self._values()
+
+    def _build_values(self):
+        flat_specs = tf.nest.flatten(self._element_spec)
+
+        def build(*flat):
+            element = tf.nest.pack_sequence_as(self._element_spec, list(flat))
+            _, metrics = self._traced(element)
+            return {name: value for name, (value, _) in metrics.items()}
+
+        wrapped = tf.compat.v1.wrap_function(build, signature=flat_specs)
+        return wrapped.prune(feeds=[], fetches=wrapped.structured_outputs)
+
+
+class PredictProgram:
+    """``step(iterator)`` returns one batch of predictions."""
+
+    def __init__(self, traced: TracedModel):
+        self._traced = traced
+        self.step = tf.function(self._step, autograph=False)
+
+    def _step(self, iterator):
+        spec, _ = self._traced(iterator.get_next())
+        return spec.predictions

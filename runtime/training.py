@@ -1,0 +1,206 @@
+"""The training controller: owns the outer loop of ``Estimator.train``.
+
+It plans how many steps each compiled loop call may run (up to the next
+checkpoint, summary or stop boundary), and does between calls what the
+Estimator's default hooks did: NaN check, loss logging, ``global_step/sec``,
+checkpoints with their listeners. User hooks that fetch tensors switch it to one
+step per call so ``before_run``/``after_run`` keep their exact meaning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from runtime.checkpoints import CheckpointWriter
+from runtime.hooks import HookDriver, VariableFetch
+from runtime.steps import TrainPrograms
+
+log = logging.getLogger("runtime")
+
+# The longest stretch one loop call runs when nothing else bounds it, so
+# time-based checkpoints stay close to their schedule.
+MAX_STEPS_PER_CALL = 1000
+
+
+@dataclasses.dataclass
+class Cadence:
+    """Every ``steps`` global steps (or ``secs`` seconds), Estimator-style."""
+
+    steps: int | None = None
+    secs: float | None = None
+    last_step: int | None = None
+    last_time: float = dataclasses.field(default_factory=time.time)
+
+    def due(self, step: int) -> bool:
+        if self.last_step is None:
+            return True
+        if self.steps:
+            return step >= self.last_step + self.steps
+        if self.secs:
+            return time.time() >= self.last_time + self.secs
+        return False
+
+    def mark(self, step: int) -> None:
+        self.last_step, self.last_time = step, time.time()
+
+    def steps_until_due(self, step: int) -> int | None:
+        if self.steps and self.last_step is not None:
+            return max(self.last_step + self.steps - step, 1)
+        return None
+
+
+@dataclasses.dataclass
+class TrainSettings:
+    last_step: int | None
+    save_summary_steps: int
+    log_step_count_steps: int | None
+    checkpoints: Cadence | None
+    saving_listeners: list
+
+
+class TrainController:
+    """Runs one ``train()`` call to its stop condition."""
+
+    def __init__(
+        self,
+        *,
+        programs: TrainPrograms,
+        iterator,
+        store,
+        hooks: HookDriver,
+        checkpoint_writer: CheckpointWriter | None,
+        summary_writer,
+        settings: TrainSettings,
+    ) -> None:
+        self._programs = programs
+        self._iterator = iterator
+        self._store = store
+        self._hooks = hooks
+        self._writer = checkpoint_writer
+        self._summary_writer = summary_writer
+        self._settings = settings
+        self._summaries = Cadence(steps=settings.save_summary_steps or None)
+        self._rate = Cadence(steps=settings.log_step_count_steps)
+        self._iteration = 0
+        self.last_loss = None
+
+    def run(self) -> None:
+        if self._hooks:
+            self._programs.on_first_trace = self._hooks.begin
+            self._programs.step.get_concrete_function(
+                self._iterator, tf.constant(False), ()
+            )  # traced, not run: hooks' begin() sees model_fn's graph
+        for listener in self._settings.saving_listeners:
+            listener.begin()
+        self._hooks.after_create_session()
+        step = self._global_step()
+        self._rate.mark(step)
+        stop = self._save_checkpoint(step)
+        while not stop:
+            stop = self._run_hooked_step() if self._hooks else self._run_loop()
+            if self._settings.checkpoints and self._settings.checkpoints.due(self._global_step()):
+                stop = self._save_checkpoint(self._global_step()) or stop
+        self._hooks.end()
+        final = self._global_step()
+        if self._writer is not None and self._writer.last_saved_step != final:
+            self._save_checkpoint(final)
+        for listener in self._settings.saving_listeners:
+            listener.end(None, final)
+        if self._iteration == 0:
+            log.warning("Training with estimator made no steps. Perhaps input is empty or misspecified.")
+        log.info("Loss for final step: %s.", self.last_loss)
+
+    def _global_step(self) -> int:
+        return int(self._store.global_step.numpy())
+
+    def _record_summary_now(self, step: int) -> bool:
+        return bool(self._settings.save_summary_steps) and self._summaries.due(step + 1)
+
+    def _plan(self, step: int) -> int:
+        """How many steps the next loop call may run."""
+        limits = [MAX_STEPS_PER_CALL]
+        if self._settings.last_step is not None:
+            limits.append(self._settings.last_step - step)
+        if self._settings.checkpoints is not None:
+            limits.append(self._settings.checkpoints.steps_until_due(step) or MAX_STEPS_PER_CALL)
+        if self._settings.save_summary_steps:
+            after_this = step + 1 if self._record_summary_now(step) else self._summaries.last_step
+            limits.append(max(after_this + self._settings.save_summary_steps - 1 - step, 1))
+        return max(min(limits), 1)
+
+    def _run_loop(self) -> bool:
+        step = self._global_step()
+        record = self._record_summary_now(step)
+        result = self._programs.loop(self._iterator, tf.constant(self._plan(step)), tf.constant(record))
+        losses = result["losses"].numpy()
+        if record and len(losses):
+            self._summaries.mark(step + 1)
+        self._after_steps(losses)
+        return bool(result["exhausted"].numpy()) or self._reached_last_step()
+
+    def _run_hooked_step(self) -> bool:
+        step = self._global_step()
+        record = self._record_summary_now(step)
+        names = self._hooks.before_run()
+        try:
+            result = self._programs.step(self._iterator, tf.constant(record), names)
+        except tf.errors.OutOfRangeError:
+            return True
+        if record:
+            self._summaries.mark(step + 1)
+        loss = result["loss"].numpy()
+        self._after_steps(np.asarray([loss]))
+        fetched = {name: value.numpy() for name, value in result["fetched"].items()}
+        stop = self._hooks.after_run(fetched, self._read_variable)
+        return stop or self._reached_last_step()
+
+    def _read_variable(self, fetch: VariableFetch):
+        return self._store[fetch.name].numpy()
+
+    def _reached_last_step(self) -> bool:
+        last = self._settings.last_step
+        return last is not None and self._global_step() >= last
+
+    def _after_steps(self, losses: np.ndarray) -> None:
+        """What NanTensorHook, LoggingTensorHook and StepCounterHook did per step."""
+        step = self._global_step()
+        every = self._settings.log_step_count_steps
+        first_step = step - len(losses)
+        for offset, loss in enumerate(losses):
+            if not np.isfinite(loss):
+                raise tf.compat.v1.train.NanLossDuringTrainingError
+            if every and (self._iteration + offset) % every == 0:
+                log.info("loss = %s, step = %d", loss, first_step + offset)
+        self._iteration += len(losses)
+        if len(losses):
+            self.last_loss = losses[-1]
+        if every and self._rate.due(step) and step > self._rate.last_step:
+            elapsed = time.time() - self._rate.last_time
+            rate = (step - self._rate.last_step) / max(elapsed, 1e-9)
+            log.info("global_step/sec: %g", rate)
+            if self._summary_writer is not None:
+                with self._summary_writer.as_default():
+                    tf.summary.scalar("global_step/sec", rate, step=step)
+            self._rate.mark(step)
+
+    def _save_checkpoint(self, step: int) -> bool:
+        """Saves through the listeners; True when a listener asks to stop."""
+        if self._writer is None:
+            return False
+        listeners = self._settings.saving_listeners
+        for listener in listeners:
+            listener.before_save(None, step)
+        self._writer.save(step)
+        if self._settings.checkpoints is not None:
+            self._settings.checkpoints.mark(step)
+        stop = False
+        for listener in listeners:
+            if listener.after_save(None, step):
+                log.info("A CheckpointSaverListener requested that training be stopped.")
+                stop = True
+        return stop

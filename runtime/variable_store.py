@@ -1,0 +1,113 @@
+"""The real variables, keyed by their TF1 names, and the creator scope that hands
+them to model_fn while it is traced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+
+import tensorflow as tf
+
+from runtime.discovery import VariableRecord
+
+GLOBAL_STEP_NAME = "global_step"
+
+
+class VariableStore:
+    """Creates each discovered variable once and keeps it by name."""
+
+    def __init__(self, strategy: tf.distribute.Strategy) -> None:
+        self._strategy = strategy
+        self._variables: dict[str, tf.Variable] = {}
+        self._records: dict[str, VariableRecord] = {}
+        self._pending: Iterator[VariableRecord] = iter(())
+        self._what = "model_fn"
+
+    def materialize(self, records: Sequence[VariableRecord]) -> list[str]:
+        """Creates the variables not seen before; returns their names."""
+        new = [record for record in records if record.name not in self._variables]
+        with self._strategy.scope():
+            for record in new:
+                self._variables[record.name] = tf.Variable(
+                    initial_value=record.initial_value,
+                    name=record.name,
+                    dtype=record.dtype,
+                    trainable=record.trainable,
+                    synchronization=record.synchronization,
+                    aggregation=record.aggregation,
+                )
+                self._records[record.name] = record
+        return [record.name for record in new]
+
+    def __getitem__(self, name: str) -> tf.Variable:
+        return self._variables[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._variables
+
+    def items(self):
+        return self._variables.items()
+
+    def names(self) -> list[str]:
+        return sorted(self._variables)
+
+    @property
+    def global_step(self) -> tf.Variable:
+        return self._variables[GLOBAL_STEP_NAME]
+
+    def reset(self, names: Sequence[str]) -> None:
+        """Assigns the recorded initial values again (metric variables per evaluate)."""
+        for name in names:
+            self._variables[name].assign(self._records[name].initial_value)
+
+    def trainable_names(self) -> list[str]:
+        return [name for name, record in self._records.items() if record.trainable]
+
+    def restore(self, values: dict) -> None:
+        for name, value in values.items():
+            self._variables[name].assign(value)
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """While active, variable creations return the variables named by :meth:`expect`.
+
+        Enter it outside the ``tf.function`` call so that it is active in the
+        traced graph, in ``init_scope`` and in replica threads alike.
+        """
+        with tf.variable_creator_scope(self._serve):
+            yield
+
+    def expect(self, records: Sequence[VariableRecord], *, what: str) -> None:
+        """Starts a new model_fn call: its i-th creation gets the i-th record's variable."""
+        self._pending = iter(records)
+        self._what = what
+
+    def _serve(self, next_creator, **kwargs):
+        record = next(self._pending, None)
+        if record is None:
+            raise RuntimeError(
+                f"{self._what} created a variable ({kwargs.get('name')!r}) that it did not "
+                "create while building the legacy graph; model_fn must create the same "
+                "variables every time it is called."
+            )
+        variable = self._variables[record.name]
+        graph = tf.compat.v1.get_default_graph()
+        for collection in record.collections:
+            _add_once(graph, collection, variable)
+        return variable
+
+    def register_global_step(self) -> None:
+        """Makes ``tf.compat.v1.train.get_global_step()`` find the step in the current graph."""
+        graph = tf.compat.v1.get_default_graph()
+        for collection in (
+            tf.compat.v1.GraphKeys.GLOBAL_STEP,
+            tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,
+        ):
+            _add_once(graph, collection, self.global_step)
+
+
+def _add_once(graph: tf.Graph, collection: str, variable) -> None:
+    # Identity, not ==: comparing variables with == builds a tensor.
+    if not any(member is variable for member in graph.get_collection(collection)):
+        graph.add_to_collection(collection, variable)
