@@ -42,6 +42,7 @@ class Blueprint:
     input_seeds: tuple
     model_seeds: tuple
     loss_dtype: tf.DType | None
+    returns_hooks: bool  # whether the spec carries training/evaluation/prediction hooks
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -107,6 +108,12 @@ def discover(
         input_seeds=tuple(input_seeds),
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
+        returns_hooks=bool(
+            spec.training_hooks
+            or spec.training_chief_hooks
+            or spec.evaluation_hooks
+            or spec.prediction_hooks
+        ),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import os
 import tempfile
@@ -67,7 +68,14 @@ class Estimator:
 
     @property
     def model_fn(self):
-        return self._model_fn
+        """``model_fn(features, labels, mode, config)`` bound to this Estimator's params."""
+
+        def public_model_fn(features, labels, mode, config):
+            return ModelFnCaller(self._model_fn, params=self._params, config=config)(
+                features, labels, mode
+            )
+
+        return public_model_fn
 
     def latest_checkpoint(self) -> str | None:
         return checkpoints.latest(self._model_dir)
@@ -107,15 +115,12 @@ class Estimator:
         tf.io.gfile.makedirs(self._model_dir)
         blueprint, iterator = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         summary_writer = tf.summary.create_file_writer(self._model_dir)
-        traced = self._traced(blueprint)
+        programs = TrainPrograms(self._traced(blueprint), summary_writer=summary_writer)
         with self._store.serving():
-            spec_hooks = self._spec_hooks(traced, iterator)
-            user_hooks, stop_at, saver_cadence, listeners = _translate_hooks(
-                hooks + spec_hooks, saving_listeners or []
-            )
-            last_step = _last_step(start, steps, max_steps, stop_at)
-            cadence = saver_cadence or self._checkpoint_cadence()
-            if listeners and cadence is None:
+            plan = self._begin_hooks(programs, iterator, hooks, saving_listeners or [], blueprint)
+            last_step = _last_step(start, steps, max_steps, plan.stop_at)
+            cadence = plan.checkpoint_cadence or self._checkpoint_cadence()
+            if plan.listeners and cadence is None:
                 raise ValueError(
                     "There should be a CheckpointSaverHook to use saving_listeners. "
                     "Please set one of the RunConfig.save_checkpoints_steps or "
@@ -130,10 +135,10 @@ class Estimator:
                     keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
                 )
             controller = TrainController(
-                programs=TrainPrograms(traced, summary_writer=summary_writer),
+                programs=programs,
                 iterator=iterator,
                 store=self._store,
-                hooks=HookDriver(user_hooks),
+                hooks=HookDriver(plan.user_hooks),
                 checkpoint_writer=writer,
                 summary_writer=summary_writer,
                 settings=TrainSettings(
@@ -141,7 +146,7 @@ class Estimator:
                     save_summary_steps=self._config.save_summary_steps,
                     log_step_count_steps=self._config.log_step_count_steps,
                     checkpoints=cadence,
-                    saving_listeners=listeners,
+                    saving_listeners=plan.listeners,
                 ),
             )
             controller.run()
@@ -154,20 +159,23 @@ class Estimator:
             return None
         return Cadence(steps=steps, secs=secs)
 
-    def _spec_hooks(self, traced: TracedModel, iterator) -> list:
-        """training_hooks and training_chief_hooks of the spec (built in a probe trace)."""
-        found = []
+    @staticmethod
+    def _begin_hooks(programs, iterator, hooks, saving_listeners, blueprint) -> HookPlan:
+        """Sorts the call's and the spec's hooks and runs ``begin()`` on those the
+        runtime drives, inside a traced step so they see model_fn's graph."""
+        plan = HookPlan(user_hooks=[], listeners=list(saving_listeners))
+        if not hooks and not blueprint.returns_hooks:
+            return plan
 
-        @tf.function(autograph=False)
-        def probe(iterator):
-            spec, _ = traced(iterator.get_next())
-            found.extend(spec.training_hooks)
-            found.extend(spec.training_chief_hooks)
-            return tf.constant(0)
+        def begin(spec):
+            every = [*hooks, *spec.training_hooks, *spec.training_chief_hooks]
+            plan.sort(every)
+            for hook in plan.user_hooks:
+                hook.begin()
 
-        if _declares_hooks(self._model_fn):
-            probe.get_concrete_function(iterator)
-        return found
+        programs.on_first_trace = begin
+        programs.step.get_concrete_function(iterator, tf.constant(False), ())
+        return plan
 
     # -------------------------------------------------------------- evaluate
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
@@ -278,28 +286,30 @@ class Estimator:
         return TracedModel(call_model_fn=self._caller(), store=self._store, blueprint=blueprint)
 
 
-def _declares_hooks(model_fn) -> bool:
-    # Every model_fn may return hooks; the probe trace is cheap, so always run it.
-    return True
+@dataclasses.dataclass
+class HookPlan:
+    """The hooks of one train() call, split into what the controller does itself
+    (StopAtStepHook, CheckpointSaverHook and its listeners) and what it drives."""
 
+    user_hooks: list
+    listeners: list
+    stop_at: object = None
+    checkpoint_cadence: Cadence | None = None
 
-def _translate_hooks(hooks, saving_listeners):
-    """Splits hooks into those the controller does natively and the rest."""
-    user, stop_at, cadence, listeners = [], None, None, list(saving_listeners)
-    for hook in hooks:
-        if isinstance(hook, tf.compat.v1.train.StopAtStepHook):
-            stop_at = hook
-        elif isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
-            timer = hook._timer
-            cadence = Cadence(steps=timer._every_steps, secs=timer._every_secs)
-            listeners = list(hook._listeners) + listeners
-        elif isinstance(
-            hook, (tf.compat.v1.train.StepCounterHook, tf.compat.v1.train.SummarySaverHook)
-        ):
-            log.info("%s is done by the runtime itself; ignoring the instance.", type(hook).__name__)
-        else:
-            user.append(hook)
-    return user, stop_at, cadence, listeners
+    def sort(self, hooks) -> None:
+        for hook in hooks:
+            if isinstance(hook, tf.compat.v1.train.StopAtStepHook):
+                self.stop_at = hook
+            elif isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
+                timer = hook._timer
+                self.checkpoint_cadence = Cadence(steps=timer._every_steps, secs=timer._every_secs)
+                self.listeners = list(hook._listeners) + self.listeners
+            elif isinstance(
+                hook, (tf.compat.v1.train.StepCounterHook, tf.compat.v1.train.SummarySaverHook)
+            ):
+                log.info("%s is done by the runtime itself; ignoring the instance.", type(hook).__name__)
+            else:
+                self.user_hooks.append(hook)
 
 
 def _last_step(start: int, steps, max_steps, stop_at) -> int | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from runtime import seeds
+from runtime import graph_collections, seeds
 from runtime.discovery import Blueprint
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, split_features_labels
@@ -26,15 +26,24 @@ class TracedModel:
         self._store = store
         self.blueprint = blueprint
 
-    def __call__(self, element) -> tuple[EstimatorSpec, dict]:
-        """Returns the spec and, in EVAL, the metric dict with Estimator's ``loss`` mean added."""
+    def __call__(self, element, *, then=None) -> tuple[EstimatorSpec, dict]:
+        """Returns the spec and, in EVAL, the metric dict with Estimator's ``loss`` mean added.
+
+        ``then(spec)`` runs right after model_fn, in the same graph state (hooks' begin).
+        """
         mode = self.blueprint.mode
         features, labels = split_features_labels(element)
         if mode == ModeKeys.PREDICT:
             labels = None
         self._store.expect(self.blueprint.variables, what=f"model_fn({mode})")
-        self._store.register_global_step()
-        with seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"):
+        # The store's creator must be the innermost one in the traced graph, above
+        # tf.function's own variable-capturing creator.
+        with (
+            graph_collections.fresh_collections(),
+            self._store.serving(),
+            seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
+        ):
+            self._store.register_global_step()
             spec = self._call_model_fn(features, labels, mode)
             metrics = {}
             if mode == ModeKeys.EVAL:
@@ -45,6 +54,10 @@ class TracedModel:
                         "Estimator already defines a default metric with the same name."
                     )
                 metrics[LOSS_METRIC_KEY] = tf.compat.v1.metrics.mean(spec.loss)
+            if mode == ModeKeys.TRAIN:
+                tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
+            if then is not None:
+                then(spec)
         return spec, metrics
 
 
@@ -57,18 +70,16 @@ class TrainPrograms:
         self._loss_dtype = traced.blueprint.loss_dtype
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
-        self.on_first_trace = None  # called inside the first traced step (hooks' begin)
+        self.on_first_trace = None  # on_first_trace(spec): inside the next traced step
 
     def _train_step(self, element, record_summaries):
         """One legacy ``session.run([train_op, loss])``; returns the loss."""
         store_step = self._traced._store.global_step
         summary_step = store_step.read_value() + 1  # Estimator wrote summaries after the step
+        callback, self.on_first_trace = self.on_first_trace, None
         with self._summaries(summary_step, record_summaries):
-            spec, _ = self._traced(element)
+            spec, _ = self._traced(element, then=callback)
             tf.summary.scalar("loss", spec.loss)
-        if self.on_first_trace is not None:
-            callback, self.on_first_trace = self.on_first_trace, None
-            callback()
         with tf.control_dependencies([spec.train_op]):
             return tf.identity(spec.loss)
 

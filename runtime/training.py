@@ -90,11 +90,6 @@ class TrainController:
         self.last_loss = None
 
     def run(self) -> None:
-        if self._hooks:
-            self._programs.on_first_trace = self._hooks.begin
-            self._programs.step.get_concrete_function(
-                self._iterator, tf.constant(False), ()
-            )  # traced, not run: hooks' begin() sees model_fn's graph
         for listener in self._settings.saving_listeners:
             listener.begin()
         self._hooks.after_create_session()

@@ -1,0 +1,134 @@
+"""Equivalence harness: run a legacy program under TF 2.15 + tensorflow-estimator
+and its migrated twin under the runtime on TF 2.21, then compare their traces.
+
+Both sides always really run; nothing is recorded ahead of time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+MAIN_PYTHON = Path(sys.executable)
+LEGACY_PYTHON = Path(os.environ.get("LEGACY_PYTHON", REPO / ".venv-legacy" / "bin" / "python"))
+FIXTURES = REPO / "fixtures" / "equivalence"
+
+
+@dataclasses.dataclass
+class Trace:
+    """What one program run wrote: ``trace.json`` plus ``arrays.npz``."""
+
+    data: dict
+    arrays: dict
+
+    @classmethod
+    def load(cls, out: Path) -> Trace:
+        with open(out / "trace.json") as f:
+            data = json.load(f)
+        with np.load(out / "arrays.npz") as npz:
+            arrays = {key: npz[key] for key in npz.files}
+        return cls(data, arrays)
+
+
+def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600) -> Trace:
+    """Runs a fixture program with the right interpreter and returns its trace."""
+    python = LEGACY_PYTHON if legacy else MAIN_PYTHON
+    env = dict(os.environ, PYTHONPATH=str(REPO), TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", TF_ENABLE_ONEDNN_OPTS="1")
+    if legacy:
+        env.pop("TF_USE_LEGACY_KERAS", None)
+    result = subprocess.run(
+        [str(python), str(program), "--out", str(out), *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if result.returncode != 0:
+        side = "legacy" if legacy else "migrated"
+        raise AssertionError(
+            f"{side} program {program} failed ({result.returncode}):\n{result.stderr[-6000:]}"
+        )
+    return Trace.load(out)
+
+
+def run_sides(case: str, tmp: Path, runs: dict[str, tuple[bool, tuple]]) -> dict[str, Trace]:
+    """Runs several invocations of a fixture in parallel.
+
+    ``runs`` maps a label to ``(legacy, args)``; the legacy side runs
+    ``legacy.py`` under TF 2.15, the other ``migrated.py`` under the runtime.
+    """
+    directory = FIXTURES / case
+    with ThreadPoolExecutor(max_workers=len(runs)) as pool:
+        futures = {
+            label: pool.submit(
+                run_program,
+                directory / ("legacy.py" if legacy else "migrated.py"),
+                tmp / label,
+                legacy=legacy,
+                args=args,
+            )
+            for label, (legacy, args) in runs.items()
+        }
+        return {label: future.result() for label, future in futures.items()}
+
+
+def run_pair(case: str, tmp: Path, args=()) -> tuple[Trace, Trace]:
+    """The legacy program on TF 2.15 and its migrated twin on the runtime."""
+    traces = run_sides(case, tmp, {"legacy": (True, tuple(args)), "migrated": (False, tuple(args))})
+    return traces["legacy"], traces["migrated"]
+
+
+def assert_close(legacy: Trace, migrated: Trace, *, rtol: float) -> None:
+    """Like :func:`assert_bit_identical`, within ``rtol`` of each tensor's magnitude."""
+    pairs = [("per-step loss", migrated.data["losses"], legacy.data["losses"])]
+    assert migrated.data["eval"].keys() == legacy.data["eval"].keys()
+    pairs += [(k, migrated.data["eval"][k], v) for k, v in legacy.data["eval"].items()]
+    assert migrated.data["variables"] == legacy.data["variables"], "variable names"
+    assert migrated.data["checkpoints"] == legacy.data["checkpoints"]
+    assert sorted(migrated.arrays) == sorted(legacy.arrays)
+    pairs += [(k, migrated.arrays[k], v) for k, v in legacy.arrays.items() if "var/" not in k]
+    for name, actual, expected in pairs:
+        assert_relatively_close(actual, expected, rtol=rtol, what=name)
+    for prefix in ("var/", "loopvar/"):
+        keys = sorted(k for k in legacy.arrays if k.startswith(prefix) and legacy.arrays[k].dtype.kind == "f")
+        assert_relatively_close(
+            np.concatenate([migrated.arrays[k].ravel() for k in keys]),
+            np.concatenate([legacy.arrays[k].ravel() for k in keys]),
+            rtol=rtol,
+            what=f"all {prefix} variables as one parameter vector",
+        )
+
+
+def assert_relatively_close(actual, expected, *, rtol: float, what: str) -> None:
+    """max |actual - expected| <= rtol * max |expected| (elementwise relative error
+    is meaningless for entries that are nearly zero, e.g. optimizer slots)."""
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert actual.shape == expected.shape, what
+    scale = np.max(np.abs(expected)) if expected.size else 0.0
+    error = np.max(np.abs(actual - expected)) if expected.size else 0.0
+    assert error <= rtol * scale, f"{what}: max error {error:g} > {rtol:g} x {scale:g}"
+
+
+def assert_bit_identical(legacy: Trace, migrated: Trace) -> None:
+    """Every number equal: losses, evaluate dict, predictions, variables."""
+    assert len(legacy.data["losses"]) > 0, "the legacy run recorded no training step"
+    np.testing.assert_array_equal(
+        np.asarray(migrated.data["losses"]), np.asarray(legacy.data["losses"]), "per-step loss"
+    )
+    assert migrated.data.get("eval") == legacy.data.get("eval"), "evaluate() dict"
+    assert migrated.data["variables"] == legacy.data["variables"], "variable names"
+    for key in ("checkpoints", "summaries", "eval_summaries", "extras"):
+        assert migrated.data.get(key) == legacy.data.get(key), key
+    assert sorted(migrated.arrays) == sorted(legacy.arrays)
+    for key, expected in legacy.arrays.items():
+        np.testing.assert_array_equal(migrated.arrays[key], expected, key)
