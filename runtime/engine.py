@@ -138,7 +138,7 @@ class Estimator:
                 programs=programs,
                 iterator=iterator,
                 store=self._store,
-                hooks=HookDriver(plan.user_hooks),
+                hooks=HookDriver(plan.user_hooks, global_step=self._store.global_step),
                 checkpoint_writer=writer,
                 summary_writer=summary_writer,
                 settings=TrainSettings(

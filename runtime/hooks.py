@@ -36,9 +36,14 @@ class SessionUnavailable:
 class HookDriver:
     """Calls a list of hooks around each step, as MonitoredSession did."""
 
-    def __init__(self, hooks) -> None:
+    def __init__(self, hooks, *, global_step=None) -> None:
         self.hooks = list(hooks)
         self._pending: list[tuple] = []
+        # Legacy hooks ran with the training graph as default graph, where
+        # tf.compat.v1.train.get_global_step() found the step.
+        self._graph = tf.Graph()
+        if global_step is not None:
+            self._graph.add_to_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP, global_step)
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
@@ -59,7 +64,8 @@ class HookDriver:
         self._pending = []
         names = set()
         for hook in self.hooks:
-            args = hook.before_run(self._context)
+            with self._graph.as_default():
+                args = hook.before_run(self._context)
             fetches = None
             if args is not None:
                 if args.feed_dict:
@@ -81,7 +87,8 @@ class HookDriver:
                     lambda key: fetched[key] if isinstance(key, str) else variable_value(key),
                     fetches,
                 )
-            hook.after_run(self._context, SessionRunValues(results, None, None))
+            with self._graph.as_default():
+                hook.after_run(self._context, SessionRunValues(results, None, None))
         return self._context.stop_requested
 
     def end(self) -> None:

@@ -39,6 +39,7 @@ class TracedModel:
         # The store's creator must be the innermost one in the traced graph, above
         # tf.function's own variable-capturing creator.
         with (
+            root_name_scope(),
             graph_collections.fresh_collections(),
             self._store.serving(),
             seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
@@ -61,6 +62,12 @@ class TracedModel:
         return spec, metrics
 
 
+def root_name_scope():
+    """The root name scope, so that loop and cond scopes do not prefix model_fn's
+    op names and summary tags (hooks and TensorBoard find them as in TF1)."""
+    return tf.compat.v1.get_default_graph().name_scope(None)
+
+
 class TrainPrograms:
     """``loop(iterator, n, record)`` for hook-free stretches, ``step`` for hooked steps."""
 
@@ -77,7 +84,7 @@ class TrainPrograms:
         store_step = self._traced._store.global_step
         summary_step = store_step.read_value() + 1  # Estimator wrote summaries after the step
         callback, self.on_first_trace = self.on_first_trace, None
-        with self._summaries(summary_step, record_summaries):
+        with root_name_scope(), self._summaries(summary_step, record_summaries):
             spec, _ = self._traced(element, then=callback)
             tf.summary.scalar("loss", spec.loss)
         with tf.control_dependencies([spec.train_op]):

@@ -94,6 +94,12 @@ def assert_close(legacy: Trace, migrated: Trace, *, rtol: float) -> None:
     pairs += [(k, migrated.data["eval"][k], v) for k, v in legacy.data["eval"].items()]
     assert migrated.data["variables"] == legacy.data["variables"], "variable names"
     assert migrated.data["checkpoints"] == legacy.data["checkpoints"]
+    for key in ("summaries", "eval_summaries"):
+        assert migrated.data[key].keys() == legacy.data[key].keys(), key
+        for tag, expected in legacy.data[key].items():
+            actual = migrated.data[key][tag]
+            assert [step for step, _ in actual] == [step for step, _ in expected], tag
+            pairs.append((f"{key}/{tag}", [v for _, v in actual], [v for _, v in expected]))
     assert sorted(migrated.arrays) == sorted(legacy.arrays)
     pairs += [(k, migrated.arrays[k], v) for k, v in legacy.arrays.items() if "var/" not in k]
     for name, actual, expected in pairs:

@@ -4,6 +4,7 @@ import runtime  # noqa: F401  (selects legacy Keras before TensorFlow loads Kera
 import tensorflow as tf
 
 from runtime.engine import Estimator
+from runtime.estimator import export
 from runtime.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from runtime.mode_keys import ModeKeys
 from runtime.run_config import RunConfig
@@ -47,4 +48,5 @@ __all__ = [
     "StopAtStepHook",
     "SummarySaverHook",
     "WarmStartSettings",
+    "export",
 ]

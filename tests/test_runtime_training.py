@@ -1,0 +1,190 @@
+"""Estimator.train on the runtime: checkpoints, summaries, stop rules, hooks,
+in-graph loops (ESTIMATOR_CONTRACT.md §1.4, §1.11)."""
+
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from runtime_models import event_scalars, finite_input_fn, make, train_input_fn
+
+from runtime import estimator
+from runtime.steps import TrainPrograms
+
+
+def checkpoint_steps(model_dir):
+    return sorted(
+        int(name.split("-")[1].split(".")[0])
+        for name in os.listdir(model_dir)
+        if name.startswith("model.ckpt-") and name.endswith(".index")
+    )
+
+
+def test_checkpoints_at_start_every_k_steps_and_end_with_pruning(tmp_path):
+    est = make(tmp_path, save_checkpoints_steps=10, keep_checkpoint_max=3)
+    est.train(train_input_fn, steps=35)
+    assert checkpoint_steps(tmp_path) == [20, 30, 35]
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert os.path.basename(state.model_checkpoint_path) == "model.ckpt-35"
+    assert [os.path.basename(p) for p in state.all_model_checkpoint_paths] == [
+        "model.ckpt-20",
+        "model.ckpt-30",
+        "model.ckpt-35",
+    ]
+
+
+def test_first_checkpoint_is_written_at_the_initial_step(tmp_path):
+    make(tmp_path, save_checkpoints_steps=100, keep_checkpoint_max=0).train(train_input_fn, steps=5)
+    assert checkpoint_steps(tmp_path) == [0, 5]
+
+
+def test_default_cadence_is_600_seconds(tmp_path):
+    est = make(tmp_path)
+    assert est.config.save_checkpoints_secs == 600
+    est.train(train_input_fn, steps=12)
+    assert checkpoint_steps(tmp_path) == [0, 12]
+
+
+def test_steps_are_incremental_and_max_steps_is_absolute(tmp_path):
+    est = make(tmp_path, save_checkpoints_steps=50)
+    est.train(train_input_fn, steps=7)
+    est.train(train_input_fn, steps=7)
+    assert est.get_variable_value("global_step") == 14
+    est.train(train_input_fn, max_steps=10)
+    assert est.get_variable_value("global_step") == 14, "max_steps already reached: no-op"
+    est.train(train_input_fn, max_steps=20)
+    assert est.get_variable_value("global_step") == 20
+
+
+def test_training_without_a_stop_rule_runs_to_the_end_of_input(tmp_path):
+    est = make(tmp_path, save_checkpoints_steps=100)
+    est.train(finite_input_fn)
+    assert est.get_variable_value("global_step") == 8  # 64 examples / batch 8
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"steps": 1, "max_steps": 2}, "Can not provide both steps and max_steps."),
+        ({"steps": 0}, "Must specify steps > 0"),
+        ({"max_steps": -1}, "Must specify max_steps > 0"),
+    ],
+)
+def test_bad_stop_arguments(tmp_path, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        make(tmp_path).train(train_input_fn, **kwargs)
+
+
+def test_summaries_loss_user_ops_and_steps_per_second(tmp_path):
+    est = make(tmp_path, save_summary_steps=5, log_step_count_steps=10, save_checkpoints_steps=100)
+    est.train(train_input_fn, steps=23)
+    scalars = event_scalars(tmp_path)
+    assert scalars["loss"] == [1, 6, 11, 16, 21]
+    assert scalars["prediction_mean"] == [1, 6, 11, 16, 21]
+    assert scalars["global_step/sec"] and all(s % 10 == 0 for s in scalars["global_step/sec"])
+
+
+def test_nan_loss_stops_training_with_the_legacy_error(tmp_path):
+    est = make(tmp_path, params={"loss_scale": float("nan")}, save_checkpoints_steps=100)
+    with pytest.raises(estimator.NanLossDuringTrainingError):
+        est.train(train_input_fn, steps=50)
+
+
+def test_in_graph_loops_run_many_steps_per_call(tmp_path, monkeypatch):
+    calls = []
+    original = TrainPrograms._loop
+
+    def counting(self, iterator, num_steps, record_first):
+        calls.append(1)
+        return original(self, iterator, num_steps, record_first)
+
+    monkeypatch.setattr(TrainPrograms, "_loop", counting)
+    make(tmp_path).train(train_input_fn, steps=250)
+    # Traced once; then the controller runs 100-step stretches between summaries.
+    assert len(calls) == 1
+    assert make(tmp_path).get_variable_value("global_step") == 250
+
+
+class StopAfter(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, steps):
+        self.steps, self.seen = steps, []
+
+    def begin(self):
+        self.loss = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.LOSSES)[-1]
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(
+            {"loss": self.loss, "by_name": self.loss.name, "step": tf.compat.v1.train.get_global_step()}
+        )
+
+    def after_run(self, run_context, run_values):
+        self.seen.append(run_values.results)
+        if len(self.seen) >= self.steps:
+            run_context.request_stop()
+
+
+def test_hooks_get_fetches_by_object_and_name_and_can_stop(tmp_path):
+    hook = StopAfter(4)
+    make(tmp_path).train(train_input_fn, steps=100, hooks=[hook])
+    assert len(hook.seen) == 4
+    assert [r["step"] for r in hook.seen] == [1, 2, 3, 4]
+    for result in hook.seen:
+        assert result["loss"] == result["by_name"]
+        assert np.isfinite(result["loss"])
+
+
+class SessionHook(tf.compat.v1.train.SessionRunHook):
+    def after_create_session(self, session, coord):
+        session.run("anything")
+
+
+def test_hook_that_needs_a_session_gets_a_clear_error(tmp_path):
+    with pytest.raises(RuntimeError, match="SessionHook uses the session"):
+        make(tmp_path).train(train_input_fn, steps=3, hooks=[SessionHook()])
+
+
+def test_stop_at_step_hook_is_honoured(tmp_path):
+    est = make(tmp_path)
+    est.train(train_input_fn, hooks=[estimator.StopAtStepHook(last_step=9)])
+    assert est.get_variable_value("global_step") == 9
+
+
+class Listener(estimator.CheckpointSaverListener):
+    def __init__(self):
+        self.events = []
+
+    def begin(self):
+        self.events.append("begin")
+
+    def before_save(self, session, global_step_value):
+        self.events.append(("before", global_step_value))
+
+    def after_save(self, session, global_step_value):
+        self.events.append(("after", global_step_value))
+        return global_step_value >= 10
+
+    def end(self, session, global_step_value):
+        self.events.append(("end", global_step_value))
+
+
+def test_saving_listeners_wrap_every_save_and_can_stop_training(tmp_path):
+    listener = Listener()
+    est = make(tmp_path, save_checkpoints_steps=5)
+    est.train(train_input_fn, steps=100, saving_listeners=[listener])
+    assert est.get_variable_value("global_step") == 10
+    assert listener.events == [
+        "begin",
+        ("before", 0),
+        ("after", 0),
+        ("before", 5),
+        ("after", 5),
+        ("before", 10),
+        ("after", 10),
+        ("end", 10),
+    ]
+
+
+def test_saving_listeners_need_a_checkpoint_cadence(tmp_path):
+    est = make(tmp_path, save_checkpoints_steps=None, save_checkpoints_secs=None)
+    with pytest.raises(ValueError, match="There should be a CheckpointSaverHook"):
+        est.train(train_input_fn, steps=2, saving_listeners=[Listener()])

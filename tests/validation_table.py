@@ -1,0 +1,244 @@
+"""Prints, as JSON, what EstimatorSpec and RunConfig do with each row of the
+contract's validation table. Run under both interpreters; the outputs must match.
+
+Usage: python validation_table.py legacy|runtime
+"""
+
+import json
+import os
+import sys
+
+import tensorflow as tf
+
+if sys.argv[1] == "runtime":
+    from runtime import estimator
+else:
+    estimator = tf.estimator
+
+ModeKeys = estimator.ModeKeys
+Spec = estimator.EstimatorSpec
+
+
+def outcome(build):
+    """``["ok", summary]`` or ``[exception type, message]``."""
+    graph = tf.Graph()
+    try:
+        with graph.as_default():
+            return ["ok", build()]
+    except Exception as error:  # noqa: BLE001 - the table records every outcome
+        return [type(error).__name__, str(error)]
+
+
+def loss():
+    return tf.constant(1.0, name="loss")
+
+
+def train_op():
+    return tf.no_op(name="train")
+
+
+def other_graph_tensor():
+    with tf.Graph().as_default():
+        return tf.constant(1.0, name="elsewhere")
+
+
+class Hook(tf.compat.v1.train.SessionRunHook):
+    pass
+
+
+def spec_rows():
+    keras_mean = lambda: tf.keras.metrics.Mean(name="unused_mean")  # noqa: E731
+    return {
+        "train without train_op": lambda: Spec(ModeKeys.TRAIN, loss=loss()) and None,
+        "train_op not an op": lambda: Spec(ModeKeys.TRAIN, loss=loss(), train_op="op") and None,
+        "train_op from another graph": lambda: Spec(
+            ModeKeys.TRAIN, loss=loss(), train_op=other_graph_tensor()
+        )
+        and None,
+        "train without loss": lambda: Spec(ModeKeys.TRAIN, train_op=train_op()) and None,
+        "eval without loss": lambda: Spec(ModeKeys.EVAL) and None,
+        "loss not a tensor": lambda: Spec(ModeKeys.EVAL, loss=1.0) and None,
+        "loss not scalar": lambda: Spec(ModeKeys.EVAL, loss=tf.constant([1.0, 2.0], name="l2"))
+        and None,
+        "loss of shape [1] is reshaped": lambda: Spec(
+            ModeKeys.EVAL, loss=tf.constant([1.0], name="l1")
+        ).loss.shape.as_list(),
+        "loss from another graph": lambda: Spec(ModeKeys.EVAL, loss=other_graph_tensor()) and None,
+        "predict without predictions": lambda: Spec(ModeKeys.PREDICT) and None,
+        "prediction value not a tensor": lambda: Spec(ModeKeys.PREDICT, predictions={"p": 1.0})
+        and None,
+        "prediction not a tensor": lambda: Spec(ModeKeys.PREDICT, predictions=[1.0]) and None,
+        "prediction from another graph": lambda: Spec(
+            ModeKeys.PREDICT, predictions={"p": other_graph_tensor()}
+        )
+        and None,
+        "predictions default to {} outside predict": lambda: Spec(
+            ModeKeys.EVAL, loss=loss()
+        ).predictions,
+        "default export output": lambda: sorted(
+            Spec(ModeKeys.PREDICT, predictions={"p": loss()}).export_outputs
+        ),
+        "export_outputs not a dict": lambda: Spec(
+            ModeKeys.PREDICT, predictions={"p": loss()}, export_outputs=["x"]
+        )
+        and None,
+        "export_outputs value not an ExportOutput": lambda: Spec(
+            ModeKeys.PREDICT, predictions={"p": loss()}, export_outputs={"a": "x"}
+        )
+        and None,
+        "single export output is aliased to serving_default": lambda: sorted(
+            Spec(
+                ModeKeys.PREDICT,
+                predictions={"p": loss()},
+                export_outputs={"head": estimator.export.PredictOutput({"p": loss()})},
+            ).export_outputs
+        ),
+        "several export outputs without a default": lambda: Spec(
+            ModeKeys.PREDICT,
+            predictions={"p": loss()},
+            export_outputs={
+                "a": estimator.export.PredictOutput({"p": loss()}),
+                "b": estimator.export.PredictOutput({"p": loss()}),
+            },
+        )
+        and None,
+        "hook not a SessionRunHook": lambda: Spec(
+            ModeKeys.TRAIN, loss=loss(), train_op=train_op(), training_hooks=["hook"]
+        )
+        and None,
+        "hooks become tuples": lambda: type(
+            Spec(ModeKeys.TRAIN, loss=loss(), train_op=train_op(), training_hooks=[Hook()]).training_hooks
+        ).__name__,
+        "eval_metric_ops not a dict": lambda: Spec(ModeKeys.EVAL, loss=loss(), eval_metric_ops=[1])
+        and None,
+        "metric value not a pair": lambda: Spec(
+            ModeKeys.EVAL, loss=loss(), eval_metric_ops={"m": (loss(),)}
+        )
+        and None,
+        "keras metric never updated": lambda: Spec(
+            ModeKeys.EVAL, loss=loss(), eval_metric_ops={"m": keras_mean()}
+        )
+        and None,
+        "scaffold of the wrong type": lambda: Spec(ModeKeys.EVAL, loss=loss(), scaffold="s")
+        and None,
+        "default scaffold": lambda: type(Spec(ModeKeys.EVAL, loss=loss()).scaffold).__name__,
+        "replace mode": lambda: Spec(ModeKeys.EVAL, loss=loss())._replace(mode=ModeKeys.TRAIN)
+        and None,
+        "replace loss keeps mode": lambda: Spec(ModeKeys.EVAL, loss=loss())._replace(
+            loss=tf.constant(2.0)
+        ).mode,
+    }
+
+
+CONFIG_FIELDS = [
+    "model_dir",
+    "tf_random_seed",
+    "save_summary_steps",
+    "save_checkpoints_steps",
+    "save_checkpoints_secs",
+    "keep_checkpoint_max",
+    "keep_checkpoint_every_n_hours",
+    "log_step_count_steps",
+    "session_creation_timeout_secs",
+    "checkpoint_save_graph_def",
+    "task_type",
+    "task_id",
+    "is_chief",
+    "master",
+    "evaluation_master",
+    "num_ps_replicas",
+    "num_worker_replicas",
+    "global_id_in_cluster",
+]
+
+
+def describe(config):
+    described = {field: getattr(config, field) for field in CONFIG_FIELDS}
+    described["cluster_spec"] = config.cluster_spec.as_dict()
+    return described
+
+
+def config_rows():
+    RunConfig = estimator.RunConfig
+    return {
+        "defaults": lambda: describe(RunConfig()),
+        "steps given": lambda: describe(RunConfig(save_checkpoints_steps=7)),
+        "secs given": lambda: describe(RunConfig(save_checkpoints_secs=30)),
+        "both given": lambda: describe(RunConfig(save_checkpoints_steps=7, save_checkpoints_secs=30)),
+        "both none": lambda: describe(RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None)),
+        "empty model_dir": lambda: describe(RunConfig(model_dir="")),
+        "negative summary steps": lambda: describe(RunConfig(save_summary_steps=-1)),
+        "negative checkpoint steps": lambda: describe(RunConfig(save_checkpoints_steps=-1)),
+        "negative keep max": lambda: describe(RunConfig(keep_checkpoint_max=-1)),
+        "zero keep hours": lambda: describe(RunConfig(keep_checkpoint_every_n_hours=0)),
+        "zero log steps": lambda: describe(RunConfig(log_step_count_steps=0)),
+        "float seed": lambda: describe(RunConfig(tf_random_seed=1.5)),
+        "bad session_config": lambda: describe(RunConfig(session_config="x")),
+        "bad device_fn": lambda: describe(RunConfig(device_fn=lambda a, b: None)),
+        "bad protocol": lambda: describe(RunConfig(protocol="http")),
+        "zero session timeout": lambda: describe(RunConfig(session_creation_timeout_secs=0)),
+        "replace steps clears secs": lambda: describe(RunConfig().replace(save_checkpoints_steps=5)),
+        "replace unknown": lambda: describe(RunConfig().replace(master="x")),
+        "replace validates": lambda: describe(RunConfig().replace(save_summary_steps=-2)),
+    }
+
+
+TF_CONFIGS = {
+    "local worker": {"task": {"type": "worker", "index": 0}},
+    "local ps": {"task": {"type": "ps", "index": 0}},
+    "local index 1": {"task": {"type": "worker", "index": 1}},
+    "chief": {
+        "cluster": {"chief": ["c:1"], "worker": ["w:1", "w:2"], "ps": ["p:1"]},
+        "task": {"type": "chief", "index": 0},
+    },
+    "worker 1": {
+        "cluster": {"chief": ["c:1"], "worker": ["w:1", "w:2"], "ps": ["p:1"]},
+        "task": {"type": "worker", "index": 1},
+    },
+    "ps": {
+        "cluster": {"chief": ["c:1"], "worker": ["w:1", "w:2"], "ps": ["p:1", "p:2"]},
+        "task": {"type": "ps", "index": 1},
+    },
+    "evaluator": {
+        "cluster": {"chief": ["c:1"], "worker": ["w:1"]},
+        "task": {"type": "evaluator", "index": 0},
+    },
+    "no chief": {"cluster": {"worker": ["w:1"]}, "task": {"type": "worker", "index": 0}},
+    "two chiefs": {"cluster": {"chief": ["c:1", "c:2"]}, "task": {"type": "chief", "index": 0}},
+    "no task type": {"cluster": {"chief": ["c:1"]}, "task": {"index": 0}},
+    "no task index": {"cluster": {"chief": ["c:1"]}, "task": {"type": "chief"}},
+    "negative index": {"cluster": {"chief": ["c:1"]}, "task": {"type": "chief", "index": -1}},
+    "unknown task type": {"cluster": {"chief": ["c:1"]}, "task": {"type": "trainer", "index": 0}},
+    "index out of range": {"cluster": {"chief": ["c:1"], "worker": ["w:1"]}, "task": {"type": "worker", "index": 3}},
+    "single chief": {"cluster": {"chief": ["c:1"]}, "task": {"type": "chief", "index": 0}},
+    "master": {"cluster": {"master": ["m:1"], "worker": ["w:1"]}, "task": {"type": "master", "index": 0}},
+    "master and chief": {
+        "cluster": {"master": ["m:1"], "chief": ["c:1"]},
+        "task": {"type": "master", "index": 0},
+    },
+    "session_master": {"session_master": "grpc://x:1", "task": {"type": "worker", "index": 0}},
+    "model_dir": {"model_dir": "/tmp/from_tf_config", "task": {"type": "worker", "index": 0}},
+}
+
+
+def tf_config_rows():
+    def parse(tf_config):
+        def build():
+            os.environ["TF_CONFIG"] = json.dumps(tf_config)
+            try:
+                return describe(estimator.RunConfig())
+            finally:
+                del os.environ["TF_CONFIG"]
+
+        return build
+
+    return {name: parse(value) for name, value in TF_CONFIGS.items()}
+
+
+def main():
+    rows = {**spec_rows(), **config_rows(), **tf_config_rows()}
+    print(json.dumps({name: outcome(build) for name, build in rows.items()}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
