@@ -129,9 +129,7 @@ def _validate_task(cluster_spec, task_env: dict, chief_task_type: str) -> tuple[
             f'If "cluster" is set in TF_CONFIG, it must have one "{chief_task_type}" node.'
         )
     if len(cluster_spec.job_tasks(chief_task_type)) > 1:
-        raise ValueError(
-            f'The "cluster" in TF_CONFIG must have only one "{chief_task_type}" node.'
-        )
+        raise ValueError(f'The "cluster" in TF_CONFIG must have only one "{chief_task_type}" node.')
     task_type = task_env.get("type")
     task_id = task_env.get("index")
     if not task_type:
@@ -188,4 +186,6 @@ def _global_id(cluster_spec, task_type: str, task_id: int, chief_task_type: str)
         if job == task_type:
             return next_id + task_id
         next_id += len(cluster_spec.job_tasks(job))
-    raise RuntimeError(f"Internal Error: `task_type` ({task_type}) is not in cluster_spec ({cluster_spec}).")
+    raise RuntimeError(
+        f"Internal Error: `task_type` ({task_type}) is not in cluster_spec ({cluster_spec})."
+    )

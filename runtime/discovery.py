@@ -139,8 +139,7 @@ def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
                 dtype=variable.dtype.base_dtype,
                 trainable=variable.trainable,
                 collections=_collections_of(graph, variable),
-                synchronization=kwargs.get("synchronization")
-                or tf.VariableSynchronization.AUTO,
+                synchronization=kwargs.get("synchronization") or tf.VariableSynchronization.AUTO,
                 aggregation=kwargs.get("aggregation") or tf.VariableAggregation.NONE,
             )
         )

@@ -98,7 +98,7 @@ class Estimator:
             raise ValueError(
                 "Train has been called wrong configuration. Please use "
                 "tf.estimator.train_and_evaluate which calls proper API according "
-                "to given configuration. Current configuration: {}.".format(self._config)
+                f"to given configuration. Current configuration: {self._config}."
             )
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
@@ -115,7 +115,11 @@ class Estimator:
         tf.io.gfile.makedirs(self._model_dir)
         blueprint, iterator = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         summary_writer = tf.summary.create_file_writer(self._model_dir)
-        programs = TrainPrograms(self._traced(blueprint), summary_writer=summary_writer)
+        programs = TrainPrograms(
+            self._traced(blueprint),
+            summary_writer=summary_writer,
+            infinite_input=_is_infinite(iterator),
+        )
         with self._store.serving():
             plan = self._begin_hooks(programs, iterator, hooks, saving_listeners or [], blueprint)
             last_step = _last_step(start, steps, max_steps, plan.stop_at)
@@ -231,7 +235,10 @@ class Estimator:
     ):
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path:
-            log.info("Could not find trained model in model_dir: %s, running initialization to predict.", self._model_dir)
+            log.info(
+                "Could not find trained model in model_dir: %s, running initialization to predict.",
+                self._model_dir,
+            )
         blueprint, iterator = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
         program = PredictProgram(self._traced(blueprint))
         while True:
@@ -268,7 +275,9 @@ class Estimator:
         names = [record.name for record in blueprint.all_variables()]
         if checkpoint_path:
             self._store.restore(
-                checkpoints.read_values(checkpoint_path, [n for n in names if not _is_local_name(blueprint, n)])
+                checkpoints.read_values(
+                    checkpoint_path, [n for n in names if not _is_local_name(blueprint, n)]
+                )
             )
         else:
             self._store.reset(names)
@@ -307,7 +316,9 @@ class HookPlan:
             elif isinstance(
                 hook, (tf.compat.v1.train.StepCounterHook, tf.compat.v1.train.SummarySaverHook)
             ):
-                log.info("%s is done by the runtime itself; ignoring the instance.", type(hook).__name__)
+                log.info(
+                    "%s is done by the runtime itself; ignoring the instance.", type(hook).__name__
+                )
             else:
                 self.user_hooks.append(hook)
 
@@ -332,6 +343,10 @@ def _is_local(record) -> bool:
 
 def _is_local_name(blueprint, name: str) -> bool:
     return any(r.name == name and _is_local(r) for r in blueprint.all_variables())
+
+
+def _is_infinite(iterator) -> bool:
+    return int(iterator._dataset.cardinality()) == tf.data.INFINITE_CARDINALITY
 
 
 def _as_dataset(result) -> tf.data.Dataset:

@@ -71,8 +71,9 @@ def root_name_scope():
 class TrainPrograms:
     """``loop(iterator, n, record)`` for hook-free stretches, ``step`` for hooked steps."""
 
-    def __init__(self, traced: TracedModel, *, summary_writer=None):
+    def __init__(self, traced: TracedModel, *, summary_writer=None, infinite_input=False):
         self._traced = traced
+        self._infinite_input = infinite_input
         self._writer = summary_writer
         self._loss_dtype = traced.blueprint.loss_dtype
         self.loop = tf.function(self._loop, autograph=False)
@@ -96,7 +97,10 @@ class TrainPrograms:
         return _SummaryScope(self._writer, step, record)
 
     def _loop(self, iterator, num_steps, record_first):
-        losses = tf.TensorArray(self._loss_dtype, size=0, dynamic_size=True, element_shape=[])
+        """Up to ``num_steps`` steps; stops early at the end of the input or on a
+        non-finite loss. Returns the per-step losses."""
+        losses = tf.TensorArray(self._loss_dtype, size=num_steps, element_shape=[])
+        infinite = self._infinite_input
 
         def cond(i, last_loss, exhausted, losses):
             return tf.logical_and(
@@ -104,28 +108,23 @@ class TrainPrograms:
                 tf.math.is_finite(last_loss),
             )
 
+        def step(i, element):
+            record = tf.logical_and(record_first, tf.equal(i, 0))
+            return self._train_step(element, record)
+
         def body(i, last_loss, exhausted, losses):
+            if infinite:  # no end-of-input check needed on the hot path
+                loss = step(i, iterator.get_next())
+                return i + 1, loss, exhausted, losses.write(i, loss)
             element = iterator.get_next_as_optional()
-
-            def run():
-                record = tf.logical_and(record_first, tf.equal(i, 0))
-                return self._train_step(element.get_value(), record)
-
-            loss = tf.cond(
-                element.has_value(), run, lambda: tf.zeros([], self._loss_dtype)
-            )
             has_value = element.has_value()
+            loss = tf.cond(has_value, lambda: step(i, element.get_value()), lambda: last_loss)
             losses = tf.cond(has_value, lambda: losses.write(i, loss), lambda: losses)
-            return (
-                i + tf.cast(has_value, tf.int32),
-                tf.where(has_value, loss, last_loss),
-                tf.logical_not(has_value),
-                losses,
-            )
+            return i + tf.cast(has_value, tf.int32), loss, tf.logical_not(has_value), losses
 
         start = (tf.constant(0), tf.zeros([], self._loss_dtype), tf.constant(False), losses)
         steps, _, exhausted, losses = tf.while_loop(cond, body, start)
-        return {"steps": steps, "losses": losses.stack(), "exhausted": exhausted}
+        return {"steps": steps, "losses": losses.stack()[:steps], "exhausted": exhausted}
 
     def _step(self, iterator, record, fetch_names=()):
         loss = self._train_step(iterator.get_next(), record)

@@ -107,7 +107,9 @@ class TrainController:
         for listener in self._settings.saving_listeners:
             listener.end(None, final)
         if self._iteration == 0:
-            log.warning("Training with estimator made no steps. Perhaps input is empty or misspecified.")
+            log.warning(
+                "Training with estimator made no steps. Perhaps input is empty or misspecified."
+            )
         log.info("Loss for final step: %s.", self.last_loss)
 
     def _global_step(self) -> int:
@@ -131,7 +133,9 @@ class TrainController:
     def _run_loop(self) -> bool:
         step = self._global_step()
         record = self._record_summary_now(step)
-        result = self._programs.loop(self._iterator, tf.constant(self._plan(step)), tf.constant(record))
+        result = self._programs.loop(
+            self._iterator, tf.constant(self._plan(step)), tf.constant(record)
+        )
         losses = result["losses"].numpy()
         if record and len(losses):
             self._summaries.mark(step + 1)

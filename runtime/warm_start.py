@@ -61,7 +61,9 @@ def settings_from(warm_start_from) -> WarmStartSettings | None:
         return WarmStartSettings(ckpt_to_initialize_from=path)
     if isinstance(warm_start_from, WarmStartSettings):
         return warm_start_from
-    raise ValueError(f"warm_start_from must be a string or a WarmStartSettings, instead got {type(warm_start_from)}")
+    raise ValueError(
+        f"warm_start_from must be a string or a WarmStartSettings, instead got {type(warm_start_from)}"
+    )
 
 
 def apply(settings: WarmStartSettings, store: VariableStore) -> list[str]:
@@ -96,4 +98,6 @@ def _chosen(vars_to_warm_start, store: VariableStore) -> list[str]:
         return [v.name.split(":")[0] for v in vars_to_warm_start]
     if vars_to_warm_start is None:
         return []
-    raise ValueError(f"vars_to_warm_start must be a string, a list or None, got {vars_to_warm_start!r}")
+    raise ValueError(
+        f"vars_to_warm_start must be a string, a list or None, got {vars_to_warm_start!r}"
+    )

@@ -41,7 +41,13 @@ class Trace:
 def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600) -> Trace:
     """Runs a fixture program with the right interpreter and returns its trace."""
     python = LEGACY_PYTHON if legacy else MAIN_PYTHON
-    env = dict(os.environ, PYTHONPATH=str(REPO), TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", TF_ENABLE_ONEDNN_OPTS="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO),
+        TF_CPP_MIN_LOG_LEVEL="2",
+        CUDA_VISIBLE_DEVICES="",
+        TF_ENABLE_ONEDNN_OPTS="1",
+    )
     if legacy:
         env.pop("TF_USE_LEGACY_KERAS", None)
     result = subprocess.run(
@@ -105,7 +111,9 @@ def assert_close(legacy: Trace, migrated: Trace, *, rtol: float) -> None:
     for name, actual, expected in pairs:
         assert_relatively_close(actual, expected, rtol=rtol, what=name)
     for prefix in ("var/", "loopvar/"):
-        keys = sorted(k for k in legacy.arrays if k.startswith(prefix) and legacy.arrays[k].dtype.kind == "f")
+        keys = sorted(
+            k for k in legacy.arrays if k.startswith(prefix) and legacy.arrays[k].dtype.kind == "f"
+        )
         assert_relatively_close(
             np.concatenate([migrated.arrays[k].ravel() for k in keys]),
             np.concatenate([legacy.arrays[k].ravel() for k in keys]),

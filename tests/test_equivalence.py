@@ -59,8 +59,7 @@ def test_migrated_program_reproduces_legacy(case, tmp_path):
         assert_bit_identical(legacy, migrated)
         return
     assert traces["legacy_reference"].data["losses"] != reference.data["losses"], (
-        f"{case} no longer shows kernel drift between TF 2.15 and 2.21; "
-        "remove it from KERNEL_DRIFT"
+        f"{case} no longer shows kernel drift between TF 2.15 and 2.21; remove it from KERNEL_DRIFT"
     )
     assert_close(legacy, migrated, rtol=KERNEL_DRIFT_RTOL)
 

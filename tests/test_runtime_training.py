@@ -114,7 +114,11 @@ class StopAfter(tf.compat.v1.train.SessionRunHook):
 
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(
-            {"loss": self.loss, "by_name": self.loss.name, "step": tf.compat.v1.train.get_global_step()}
+            {
+                "loss": self.loss,
+                "by_name": self.loss.name,
+                "step": tf.compat.v1.train.get_global_step(),
+            }
         )
 
     def after_run(self, run_context, run_values):

@@ -51,41 +51,39 @@ def spec_rows():
     return {
         "train without train_op": lambda: Spec(ModeKeys.TRAIN, loss=loss()) and None,
         "train_op not an op": lambda: Spec(ModeKeys.TRAIN, loss=loss(), train_op="op") and None,
-        "train_op from another graph": lambda: Spec(
-            ModeKeys.TRAIN, loss=loss(), train_op=other_graph_tensor()
-        )
-        and None,
+        "train_op from another graph": lambda: (
+            Spec(ModeKeys.TRAIN, loss=loss(), train_op=other_graph_tensor()) and None
+        ),
         "train without loss": lambda: Spec(ModeKeys.TRAIN, train_op=train_op()) and None,
         "eval without loss": lambda: Spec(ModeKeys.EVAL) and None,
         "loss not a tensor": lambda: Spec(ModeKeys.EVAL, loss=1.0) and None,
-        "loss not scalar": lambda: Spec(ModeKeys.EVAL, loss=tf.constant([1.0, 2.0], name="l2"))
-        and None,
+        "loss not scalar": lambda: (
+            Spec(ModeKeys.EVAL, loss=tf.constant([1.0, 2.0], name="l2")) and None
+        ),
         "loss of shape [1] is reshaped": lambda: Spec(
             ModeKeys.EVAL, loss=tf.constant([1.0], name="l1")
         ).loss.shape.as_list(),
         "loss from another graph": lambda: Spec(ModeKeys.EVAL, loss=other_graph_tensor()) and None,
         "predict without predictions": lambda: Spec(ModeKeys.PREDICT) and None,
-        "prediction value not a tensor": lambda: Spec(ModeKeys.PREDICT, predictions={"p": 1.0})
-        and None,
+        "prediction value not a tensor": lambda: (
+            Spec(ModeKeys.PREDICT, predictions={"p": 1.0}) and None
+        ),
         "prediction not a tensor": lambda: Spec(ModeKeys.PREDICT, predictions=[1.0]) and None,
-        "prediction from another graph": lambda: Spec(
-            ModeKeys.PREDICT, predictions={"p": other_graph_tensor()}
-        )
-        and None,
-        "predictions default to {} outside predict": lambda: Spec(
-            ModeKeys.EVAL, loss=loss()
-        ).predictions,
+        "prediction from another graph": lambda: (
+            Spec(ModeKeys.PREDICT, predictions={"p": other_graph_tensor()}) and None
+        ),
+        "predictions default to {} outside predict": lambda: (
+            Spec(ModeKeys.EVAL, loss=loss()).predictions
+        ),
         "default export output": lambda: sorted(
             Spec(ModeKeys.PREDICT, predictions={"p": loss()}).export_outputs
         ),
-        "export_outputs not a dict": lambda: Spec(
-            ModeKeys.PREDICT, predictions={"p": loss()}, export_outputs=["x"]
-        )
-        and None,
-        "export_outputs value not an ExportOutput": lambda: Spec(
-            ModeKeys.PREDICT, predictions={"p": loss()}, export_outputs={"a": "x"}
-        )
-        and None,
+        "export_outputs not a dict": lambda: (
+            Spec(ModeKeys.PREDICT, predictions={"p": loss()}, export_outputs=["x"]) and None
+        ),
+        "export_outputs value not an ExportOutput": lambda: (
+            Spec(ModeKeys.PREDICT, predictions={"p": loss()}, export_outputs={"a": "x"}) and None
+        ),
         "single export output is aliased to serving_default": lambda: sorted(
             Spec(
                 ModeKeys.PREDICT,
@@ -93,40 +91,46 @@ def spec_rows():
                 export_outputs={"head": estimator.export.PredictOutput({"p": loss()})},
             ).export_outputs
         ),
-        "several export outputs without a default": lambda: Spec(
-            ModeKeys.PREDICT,
-            predictions={"p": loss()},
-            export_outputs={
-                "a": estimator.export.PredictOutput({"p": loss()}),
-                "b": estimator.export.PredictOutput({"p": loss()}),
-            },
-        )
-        and None,
-        "hook not a SessionRunHook": lambda: Spec(
-            ModeKeys.TRAIN, loss=loss(), train_op=train_op(), training_hooks=["hook"]
-        )
-        and None,
-        "hooks become tuples": lambda: type(
-            Spec(ModeKeys.TRAIN, loss=loss(), train_op=train_op(), training_hooks=[Hook()]).training_hooks
-        ).__name__,
-        "eval_metric_ops not a dict": lambda: Spec(ModeKeys.EVAL, loss=loss(), eval_metric_ops=[1])
-        and None,
-        "metric value not a pair": lambda: Spec(
-            ModeKeys.EVAL, loss=loss(), eval_metric_ops={"m": (loss(),)}
-        )
-        and None,
-        "keras metric never updated": lambda: Spec(
-            ModeKeys.EVAL, loss=loss(), eval_metric_ops={"m": keras_mean()}
-        )
-        and None,
-        "scaffold of the wrong type": lambda: Spec(ModeKeys.EVAL, loss=loss(), scaffold="s")
-        and None,
+        "several export outputs without a default": lambda: (
+            Spec(
+                ModeKeys.PREDICT,
+                predictions={"p": loss()},
+                export_outputs={
+                    "a": estimator.export.PredictOutput({"p": loss()}),
+                    "b": estimator.export.PredictOutput({"p": loss()}),
+                },
+            )
+            and None
+        ),
+        "hook not a SessionRunHook": lambda: (
+            Spec(ModeKeys.TRAIN, loss=loss(), train_op=train_op(), training_hooks=["hook"]) and None
+        ),
+        "hooks become tuples": lambda: (
+            type(
+                Spec(
+                    ModeKeys.TRAIN, loss=loss(), train_op=train_op(), training_hooks=[Hook()]
+                ).training_hooks
+            ).__name__
+        ),
+        "eval_metric_ops not a dict": lambda: (
+            Spec(ModeKeys.EVAL, loss=loss(), eval_metric_ops=[1]) and None
+        ),
+        "metric value not a pair": lambda: (
+            Spec(ModeKeys.EVAL, loss=loss(), eval_metric_ops={"m": (loss(),)}) and None
+        ),
+        "keras metric never updated": lambda: (
+            Spec(ModeKeys.EVAL, loss=loss(), eval_metric_ops={"m": keras_mean()}) and None
+        ),
+        "scaffold of the wrong type": lambda: (
+            Spec(ModeKeys.EVAL, loss=loss(), scaffold="s") and None
+        ),
         "default scaffold": lambda: type(Spec(ModeKeys.EVAL, loss=loss()).scaffold).__name__,
-        "replace mode": lambda: Spec(ModeKeys.EVAL, loss=loss())._replace(mode=ModeKeys.TRAIN)
-        and None,
-        "replace loss keeps mode": lambda: Spec(ModeKeys.EVAL, loss=loss())._replace(
-            loss=tf.constant(2.0)
-        ).mode,
+        "replace mode": lambda: (
+            Spec(ModeKeys.EVAL, loss=loss())._replace(mode=ModeKeys.TRAIN) and None
+        ),
+        "replace loss keeps mode": lambda: (
+            Spec(ModeKeys.EVAL, loss=loss())._replace(loss=tf.constant(2.0)).mode
+        ),
     }
 
 
@@ -164,8 +168,12 @@ def config_rows():
         "defaults": lambda: describe(RunConfig()),
         "steps given": lambda: describe(RunConfig(save_checkpoints_steps=7)),
         "secs given": lambda: describe(RunConfig(save_checkpoints_secs=30)),
-        "both given": lambda: describe(RunConfig(save_checkpoints_steps=7, save_checkpoints_secs=30)),
-        "both none": lambda: describe(RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None)),
+        "both given": lambda: describe(
+            RunConfig(save_checkpoints_steps=7, save_checkpoints_secs=30)
+        ),
+        "both none": lambda: describe(
+            RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None)
+        ),
         "empty model_dir": lambda: describe(RunConfig(model_dir="")),
         "negative summary steps": lambda: describe(RunConfig(save_summary_steps=-1)),
         "negative checkpoint steps": lambda: describe(RunConfig(save_checkpoints_steps=-1)),
@@ -177,7 +185,9 @@ def config_rows():
         "bad device_fn": lambda: describe(RunConfig(device_fn=lambda a, b: None)),
         "bad protocol": lambda: describe(RunConfig(protocol="http")),
         "zero session timeout": lambda: describe(RunConfig(session_creation_timeout_secs=0)),
-        "replace steps clears secs": lambda: describe(RunConfig().replace(save_checkpoints_steps=5)),
+        "replace steps clears secs": lambda: describe(
+            RunConfig().replace(save_checkpoints_steps=5)
+        ),
         "replace unknown": lambda: describe(RunConfig().replace(master="x")),
         "replace validates": lambda: describe(RunConfig().replace(save_summary_steps=-2)),
     }
@@ -209,9 +219,15 @@ TF_CONFIGS = {
     "no task index": {"cluster": {"chief": ["c:1"]}, "task": {"type": "chief"}},
     "negative index": {"cluster": {"chief": ["c:1"]}, "task": {"type": "chief", "index": -1}},
     "unknown task type": {"cluster": {"chief": ["c:1"]}, "task": {"type": "trainer", "index": 0}},
-    "index out of range": {"cluster": {"chief": ["c:1"], "worker": ["w:1"]}, "task": {"type": "worker", "index": 3}},
+    "index out of range": {
+        "cluster": {"chief": ["c:1"], "worker": ["w:1"]},
+        "task": {"type": "worker", "index": 3},
+    },
     "single chief": {"cluster": {"chief": ["c:1"]}, "task": {"type": "chief", "index": 0}},
-    "master": {"cluster": {"master": ["m:1"], "worker": ["w:1"]}, "task": {"type": "master", "index": 0}},
+    "master": {
+        "cluster": {"master": ["m:1"], "worker": ["w:1"]},
+        "task": {"type": "master", "index": 0},
+    },
     "master and chief": {
         "cluster": {"master": ["m:1"], "chief": ["c:1"]},
         "task": {"type": "master", "index": 0},

@@ -1,6 +1,5 @@
 """The runtime's mirror of ``tf.estimator``: migrated code imports from here."""
 
-import runtime  # noqa: F401  (selects legacy Keras before TensorFlow loads Keras)
 import tensorflow as tf
 
 from runtime.engine import Estimator

@@ -1,0 +1,178 @@
+"""Estimator.evaluate / predict / model_fn rules / warm start on the runtime
+(ESTIMATOR_CONTRACT.md §1.1, §1.5, §1.6, §1.8)."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from runtime_models import (
+    X,
+    Y,
+    event_scalars,
+    finite_input_fn,
+    linear_model_fn,
+    make,
+    predict_input_fn,
+    train_input_fn,
+)
+
+from runtime import estimator
+
+
+@pytest.fixture
+def trained(tmp_path):
+    est = make(tmp_path / "model", save_checkpoints_steps=100)
+    est.train(train_input_fn, steps=20)
+    return est
+
+
+def test_evaluate_returns_metrics_mean_loss_and_global_step(trained):
+    metrics = trained.evaluate(finite_input_fn)
+    assert sorted(metrics) == ["global_step", "loss", "mae"]
+    assert metrics["global_step"] == 20
+    weights = trained.get_variable_value("linear/kernel")
+    bias = trained.get_variable_value("linear/bias")
+    predictions = X @ weights + bias
+    batch_losses = [
+        np.mean(np.square(predictions[i : i + 8] - Y[i : i + 8])) for i in range(0, 64, 8)
+    ]
+    np.testing.assert_allclose(metrics["loss"], np.mean(batch_losses), rtol=1e-6)
+    np.testing.assert_allclose(metrics["mae"], np.mean(np.abs(predictions - Y)), rtol=1e-6)
+
+
+def test_metrics_are_reset_between_evaluations(trained):
+    first = trained.evaluate(finite_input_fn)
+    second = trained.evaluate(finite_input_fn)
+    assert first == second
+
+
+def test_evaluate_steps_limits_batches(trained):
+    one_batch = trained.evaluate(finite_input_fn, steps=1)
+    weights = trained.get_variable_value("linear/kernel")
+    bias = trained.get_variable_value("linear/bias")
+    first = X[:8] @ weights + bias
+    np.testing.assert_allclose(one_batch["mae"], np.mean(np.abs(first - Y[:8])), rtol=1e-6)
+    with pytest.raises(ValueError, match="Must specify steps > 0"):
+        trained.evaluate(finite_input_fn, steps=0)
+
+
+def test_eval_summaries_land_in_eval_dirs_at_the_checkpoint_step(trained):
+    trained.evaluate(finite_input_fn)
+    trained.evaluate(finite_input_fn, name="holdout")
+    for directory in ("eval", "eval_holdout"):
+        scalars = event_scalars(f"{trained.model_dir}/{directory}")
+        assert scalars["loss"] == [20]
+        assert scalars["mae"] == [20]
+        assert "checkpoint_path" in scalars
+
+
+def metric_named(name):
+    def model_fn(features, labels, mode, params):
+        spec = linear_model_fn(features, labels, mode, params)
+        if mode != estimator.ModeKeys.EVAL:
+            return spec
+        metric = tf.compat.v1.metrics.mean(spec.loss)
+        return spec._replace(eval_metric_ops={name: metric})
+
+    return model_fn
+
+
+@pytest.mark.parametrize("name", ["loss", "global_step"])
+def test_reserved_metric_names_are_rejected(tmp_path, name):
+    est = estimator.Estimator(metric_named(name), model_dir=str(tmp_path), params={})
+    with pytest.raises(ValueError, match=f"Metric with name .{name}. is not allowed"):
+        est.evaluate(finite_input_fn)
+
+
+def test_predict_yields_examples_and_honours_predict_keys(trained):
+    rows = list(trained.predict(predict_input_fn))
+    assert len(rows) == 10 and sorted(rows[0]) == ["double", "y"]
+    np.testing.assert_allclose(rows[3]["double"], 2 * rows[3]["y"], rtol=1e-6)
+    only = list(trained.predict(predict_input_fn, predict_keys=["y"]))
+    assert sorted(only[0]) == ["y"]
+    batches = list(trained.predict(predict_input_fn, yield_single_examples=False))
+    assert [b["y"].shape[0] for b in batches] == [4, 4, 2]
+    with pytest.raises(ValueError, match="Expected to run at least one output"):
+        list(trained.predict(predict_input_fn, predict_keys=["nothing"]))
+
+
+def test_predict_is_lazy(tmp_path):
+    def failing_input_fn():
+        raise AssertionError("input_fn must not run before iteration")
+
+    generator = make(tmp_path).predict(failing_input_fn)
+    with pytest.raises(AssertionError):
+        next(generator)
+
+
+def test_predict_rejects_unequal_batch_lengths(tmp_path):
+    def model_fn(features, mode):
+        head = tf.compat.v1.layers.dense(features["x"], 1)
+        predictions = {"rows": head, "first": head[:1]}
+        return estimator.EstimatorSpec(mode, predictions=predictions, loss=tf.reduce_sum(head))
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="Batch length of predictions should be same"):
+        list(est.predict(predict_input_fn))
+
+
+@pytest.mark.parametrize(
+    ("model_fn", "params", "message"),
+    [
+        (lambda labels, mode: None, None, "must include features argument"),
+        (lambda features, mode: None, {"a": 1}, "does not include params argument"),
+        (lambda features, mode, extra: None, None, "has following not expected args"),
+    ],
+)
+def test_model_fn_argument_rules(model_fn, params, message):
+    with pytest.raises(ValueError, match=message):
+        estimator.Estimator(model_fn, params=params)
+
+
+def test_model_fn_without_labels_rejects_labelled_input(tmp_path):
+    def model_fn(features, mode):
+        raise AssertionError("not reached")
+
+    with pytest.raises(ValueError, match="model_fn does not take labels"):
+        estimator.Estimator(model_fn, model_dir=str(tmp_path)).train(train_input_fn, steps=1)
+
+
+def test_model_fn_must_return_an_estimator_spec(tmp_path):
+    def model_fn(features, labels, mode):
+        return {"loss": tf.constant(1.0)}
+
+    with pytest.raises(ValueError, match="model_fn should return an EstimatorSpec."):
+        estimator.Estimator(model_fn, model_dir=str(tmp_path)).train(train_input_fn, steps=1)
+
+
+def test_conflicting_model_dirs_are_rejected(tmp_path):
+    with pytest.raises(ValueError, match="different values"):
+        estimator.Estimator(
+            linear_model_fn,
+            model_dir=str(tmp_path / "a"),
+            config=estimator.RunConfig(model_dir=str(tmp_path / "b")),
+            params={},
+        )
+
+
+def test_warm_start_copies_trainable_variables_only_into_an_empty_model_dir(trained, tmp_path):
+    source = trained.latest_checkpoint()
+    warm = estimator.Estimator(
+        linear_model_fn,
+        model_dir=str(tmp_path / "warm"),
+        config=estimator.RunConfig(tf_random_seed=99, save_checkpoints_steps=100),
+        params={"learning_rate": 0.0},
+        warm_start_from=source,
+    )
+    warm.train(train_input_fn, steps=1)
+    np.testing.assert_array_equal(
+        warm.get_variable_value("linear/kernel"), trained.get_variable_value("linear/kernel")
+    )
+    assert warm.get_variable_value("global_step") == 1, "the global step is not carried over"
+    # A second train() resumes from its own checkpoint, not from the warm-start source.
+    warm.train(train_input_fn, steps=1)
+    assert warm.get_variable_value("global_step") == 2
+
+
+def test_warm_start_settings_validate_their_source():
+    with pytest.raises(ValueError, match="ckpt_to_initialize_from"):
+        estimator.WarmStartSettings(ckpt_to_initialize_from="")
