@@ -13,7 +13,7 @@ import tensorflow as tf
 
 from runtime import checkpoints, discovery, seeds, warm_start
 from runtime.checkpoints import CheckpointWriter
-from runtime.hooks import HookDriver
+from runtime.hooks import HookDriver, variables_as_graph_elements
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
 from runtime.run_config import RunConfig, TaskType
@@ -174,8 +174,9 @@ class Estimator:
         def begin(spec):
             every = [*hooks, *spec.training_hooks, *spec.training_chief_hooks]
             plan.sort(every)
-            for hook in plan.user_hooks:
-                hook.begin()
+            with variables_as_graph_elements():
+                for hook in plan.user_hooks:
+                    hook.begin()
 
         programs.on_first_trace = begin
         programs.step.get_concrete_function(iterator, tf.constant(False), ())

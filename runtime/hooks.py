@@ -8,7 +8,10 @@ stops the loop. A hook that touches the session gets a clear error.
 
 from __future__ import annotations
 
+import contextlib
+
 import tensorflow as tf
+from tensorflow.python.training import basic_session_run_hooks
 
 from runtime.variable_store import GLOBAL_STEP_NAME
 
@@ -56,8 +59,12 @@ class HookDriver:
         for hook in self.hooks:
             hook.after_create_session(SessionUnavailable(hook), None)
 
-    def before_run(self) -> tuple[str, ...]:
-        """Asks every hook for its fetches; returns the tensor names the step must output."""
+    def before_run(self, variable_value) -> tuple[str, ...]:
+        """Asks every hook for its fetches; returns the tensor names the step must output.
+
+        Variables are read now, before the step, as a TF1 session read them
+        (``variable_value(VariableFetch)`` returns the value).
+        """
         self._context = SessionRunContext(
             original_args=SessionRunArgs(fetches=None), session=SessionUnavailable(self)
         )
@@ -75,17 +82,19 @@ class HookDriver:
                     )
                 fetches = tf.nest.map_structure(_fetch_key, args.fetches)
                 names.update(k for k in tf.nest.flatten(fetches) if isinstance(k, str))
+                fetches = tf.nest.map_structure(
+                    lambda k: k if isinstance(k, str) else _Value(variable_value(k)), fetches
+                )
             self._pending.append((hook, fetches))
         return tuple(sorted(names))
 
-    def after_run(self, fetched: dict, variable_value) -> bool:
+    def after_run(self, fetched: dict) -> bool:
         """Hands each hook its values; returns True when a hook requested a stop."""
         for hook, fetches in self._pending:
             results = None
             if fetches is not None:
                 results = tf.nest.map_structure(
-                    lambda key: fetched[key] if isinstance(key, str) else variable_value(key),
-                    fetches,
+                    lambda key: fetched[key] if isinstance(key, str) else key.value, fetches
                 )
             with self._graph.as_default():
                 hook.after_run(self._context, SessionRunValues(results, None, None))
@@ -94,6 +103,36 @@ class HookDriver:
     def end(self) -> None:
         for hook in self.hooks:
             hook.end(SessionUnavailable(hook))
+
+
+@contextlib.contextmanager
+def variables_as_graph_elements():
+    """While TF's own hooks run ``begin()``, let them name variables.
+
+    In TF1 ``LoggingTensorHook({"step": global_step})`` got a graph variable; the
+    runtime's variables live outside the traced graph, so a hook gets a read of
+    the variable named ``<variable>/read``, which fetches map back to the variable.
+    """
+    original = basic_session_run_hooks._as_graph_element
+
+    def as_graph_element(obj):
+        if isinstance(obj, tf.Variable):
+            name = obj.name.split(":")[0]
+            return tf.identity(obj.read_value(), name=f"{name}/read")
+        return original(obj)
+
+    basic_session_run_hooks._as_graph_element = as_graph_element
+    try:
+        yield
+    finally:
+        basic_session_run_hooks._as_graph_element = original
+
+
+class _Value:
+    """A value read before the step (kept opaque to tf.nest)."""
+
+    def __init__(self, value) -> None:
+        self.value = value
 
 
 class VariableFetch:
@@ -115,4 +154,6 @@ def _fetch_key(fetch):
     if name.split("/")[0].split(":")[0] == GLOBAL_STEP_NAME:
         # TF's own hooks fetch a read of the global step made in their begin().
         return VariableFetch(GLOBAL_STEP_NAME)
+    if name.endswith("/read:0"):
+        return VariableFetch(name[: -len("/read:0")])
     return name

@@ -145,7 +145,7 @@ class TrainController:
     def _run_hooked_step(self) -> bool:
         step = self._global_step()
         record = self._record_summary_now(step)
-        names = self._hooks.before_run()
+        names = self._hooks.before_run(self._read_variable)
         try:
             result = self._programs.step(self._iterator, tf.constant(record), names)
         except tf.errors.OutOfRangeError:
@@ -155,7 +155,7 @@ class TrainController:
         loss = result["loss"].numpy()
         self._after_steps(np.asarray([loss]))
         fetched = {name: value.numpy() for name, value in result["fetched"].items()}
-        stop = self._hooks.after_run(fetched, self._read_variable)
+        stop = self._hooks.after_run(fetched)
         return stop or self._reached_last_step()
 
     def _read_variable(self, fetch: VariableFetch):

@@ -1,0 +1,49 @@
+"""What the migrator could not convert, with stable codes users can select/ignore."""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Code:
+    code: str
+    severity: str  # "error": the code will not run on TF 2.16+; "warning": review it
+    title: str
+
+
+CODES = {
+    code.code: code
+    for code in [
+        Code("MIG001", "error", "file could not be parsed; left untouched"),
+        Code("MIG101", "error", "Estimator API with no runtime equivalent yet"),
+        Code("MIG102", "error", "tf.contrib symbol with no TensorFlow 2 equivalent"),
+        Code("MIG103", "warning", "wildcard import from a legacy module"),
+        Code("MIG104", "error", "TensorFlow 1 symbol removed in TensorFlow 2"),
+    ]
+}
+
+# Rewrites are rules too, so --select/--ignore can switch them off.
+RULES = {
+    "MIG201": "tf.estimator / TPU / NPU names to the bundled runtime",
+    "MIG202": "TensorFlow 1 symbols to their TensorFlow 2.16+ names",
+    "MIG203": "Estimator.export_savedmodel() to export_saved_model()",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    suggestion: str = ""
+
+    @property
+    def severity(self) -> str:
+        return CODES[self.code].severity
+
+    def format(self) -> str:
+        text = f"{self.path}:{self.line}:{self.column}: {self.code} {self.message}"
+        return f"{text} ({self.suggestion})" if self.suggestion else text

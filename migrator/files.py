@@ -1,0 +1,103 @@
+"""Finding the files to migrate and migrating one file (safe to run in a worker)."""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from collections.abc import Iterable
+from pathlib import Path
+
+import libcst as cst
+
+from migrator.diagnostics import Diagnostic
+from migrator.migrate import migrate_code
+from migrator.notebook import migrate_notebook
+from migrator.source import decode
+
+SUFFIXES = (".py", ".ipynb")
+SKIPPED_DIRECTORIES = {
+    ".git",
+    ".hg",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "site-packages",
+    "node_modules",
+}
+
+
+@dataclasses.dataclass
+class FileResult:
+    path: Path
+    original: bytes = b""
+    migrated: bytes | None = None  # None: nothing to change
+    old_text: str = ""
+    new_text: str = ""
+    diagnostics: list[Diagnostic] = dataclasses.field(default_factory=list)
+    error: str | None = None  # set when the file could not be read or parsed
+
+    @property
+    def changed(self) -> bool:
+        return self.migrated is not None
+
+
+def discover(paths: Iterable[Path], *, exclude: Iterable[str] = ()) -> list[Path]:
+    """Python files and notebooks under ``paths``, in a stable order."""
+    patterns = list(exclude)
+    found = []
+    for root in paths:
+        if root.is_file():
+            found.append(root)
+            continue
+        for path in sorted(root.rglob("*")):
+            parts = set(path.relative_to(root).parts[:-1])
+            if parts & SKIPPED_DIRECTORIES or any(p.startswith(".") for p in parts):
+                continue
+            relative = path.relative_to(root).as_posix()
+            if any(fnmatch.fnmatch(relative, pattern) for pattern in patterns):
+                continue
+            if path.suffix in SUFFIXES and path.is_file():
+                found.append(path)
+    return found
+
+
+def migrate_file(path: Path, enabled: frozenset[str]) -> FileResult:
+    """Reads, migrates and returns one file's result; never writes."""
+    result = FileResult(path)
+    try:
+        result.original = path.read_bytes()
+        source = decode(result.original)
+    except (OSError, UnicodeDecodeError, LookupError) as error:
+        result.error = f"cannot read: {error}"
+        return result
+    try:
+        if path.suffix == ".ipynb":
+            new_text, diagnostics = migrate_notebook(source.text, path=str(path), enabled=enabled)
+        else:
+            migration = migrate_code(source.text, path=str(path), enabled=enabled)
+            new_text, diagnostics = migration.migrated, list(migration.diagnostics)
+    except cst.ParserSyntaxError as error:
+        result.error = "cannot parse"
+        result.diagnostics.append(
+            Diagnostic(
+                str(path),
+                error.raw_line,
+                error.raw_column + 1,
+                "MIG001",
+                f"file could not be parsed ({error.message}); left untouched",
+            )
+        )
+        return result
+    except ValueError as error:  # e.g. a notebook that is not JSON
+        result.error = f"cannot parse: {error}"
+        result.diagnostics.append(
+            Diagnostic(
+                str(path), 1, 1, "MIG001", f"file could not be parsed ({error}); left untouched"
+            )
+        )
+        return result
+    result.diagnostics.extend(diagnostics)
+    result.old_text, result.new_text = source.text, new_text
+    if new_text != source.text:
+        result.migrated = source.encode(new_text)
+    return result

@@ -1,0 +1,171 @@
+"""What the migrator knows about names: where the legacy Estimator API lived, what
+the runtime provides, and the TF1 renames (data generated from tf_upgrade_v2).
+
+Canonical names are paths inside the runtime, e.g. ``estimator.EstimatorSpec``;
+the runtime module for a canonical name is ``runtime.<path>``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from importlib import resources
+
+# Legacy namespaces that map, member for member, onto a runtime namespace.
+NAMESPACES = {
+    "tensorflow.estimator": "estimator",
+    "tensorflow.compat.v1.estimator": "estimator",
+    "tensorflow.compat.v2.estimator": "estimator",
+    "tensorflow_estimator.estimator": "estimator",
+    "tensorflow_estimator.compat.v1.estimator": "estimator",
+    "tensorflow.estimator.tpu": "estimator.tpu",
+    "tensorflow.compat.v1.estimator.tpu": "estimator.tpu",
+    "tensorflow.contrib.tpu": "estimator.tpu",
+    "tensorflow.contrib.tpu.python.tpu.tpu_estimator": "estimator.tpu",
+    "tensorflow.contrib.tpu.python.tpu.tpu_config": "estimator.tpu",
+    "npu_bridge.estimator.npu.npu_estimator": "npu",
+    "npu_bridge.estimator.npu.npu_config": "npu",
+    "npu_bridge.npu_init": "npu",
+}
+
+# Private module paths (``tensorflow.python.estimator.model_fn.EstimatorSpec``):
+# the symbol's name is looked up in the runtime's estimator namespace.
+PRIVATE_ESTIMATOR_MODULE = re.compile(
+    r"^(tensorflow|tensorflow_estimator)\.python\.estimator\.(?:[a-z_]+\.)*(?P<name>[A-Za-z_]\w*)$"
+)
+
+# Everything the runtime exports, by canonical name. tests/test_migrator_symbols.py
+# checks each one really exists in `runtime`.
+RUNTIME_SYMBOLS = frozenset(
+    {
+        "estimator",
+        "estimator.CheckpointSaverHook",
+        "estimator.CheckpointSaverListener",
+        "estimator.Estimator",
+        "estimator.EstimatorSpec",
+        "estimator.FeedFnHook",
+        "estimator.FinalOpsHook",
+        "estimator.GlobalStepWaiterHook",
+        "estimator.LoggingTensorHook",
+        "estimator.ModeKeys",
+        "estimator.NanLossDuringTrainingError",
+        "estimator.NanTensorHook",
+        "estimator.ProfilerHook",
+        "estimator.RunConfig",
+        "estimator.SessionRunArgs",
+        "estimator.SessionRunContext",
+        "estimator.SessionRunHook",
+        "estimator.SessionRunValues",
+        "estimator.StepCounterHook",
+        "estimator.StopAtStepHook",
+        "estimator.SummarySaverHook",
+        "estimator.WarmStartSettings",
+        "estimator.export",
+        "estimator.export.ClassificationOutput",
+        "estimator.export.EvalOutput",
+        "estimator.export.ExportOutput",
+        "estimator.export.PredictOutput",
+        "estimator.export.RegressionOutput",
+        "estimator.export.TrainOutput",
+    }
+)
+
+# Canonical names that are modules (members are looked up inside them).
+RUNTIME_MODULES = frozenset({"estimator", "estimator.export", "estimator.tpu", "npu"})
+
+# The import alias a rewritten ``tf.estimator.X`` reference uses, per runtime module.
+RUNTIME_ALIASES = {
+    "estimator": "tf_estimator",
+    "estimator.export": "tf_estimator_export",
+    "estimator.tpu": "tf_estimator_tpu",
+    "npu": "npu_runtime",
+}
+
+# TF1 modules that survive only under tf.compat.v1; members not in the generated
+# table are sent there too (tf_upgrade_v2 handled these modules by code).
+TF1_ONLY_MODULES = {
+    "tensorflow.layers": "tensorflow.compat.v1.layers",
+    "tensorflow.logging": "tensorflow.compat.v1.logging",
+    "tensorflow.metrics": "tensorflow.compat.v1.metrics",
+    "tensorflow.losses": "tensorflow.compat.v1.losses",
+    "tensorflow.saved_model.builder": "tensorflow.compat.v1.saved_model.builder",
+}
+
+# TF1's summary ops kept their names in TF 2 but became v2 ops that need a step.
+# A call without ``step=`` is TF1 code and goes to tf.compat.v1.summary.
+V1_SUMMARY_OPS = frozenset(
+    f"tensorflow.summary.{name}" for name in ("scalar", "histogram", "image", "audio", "text")
+)
+V1_ONLY_SUMMARY = {
+    f"tensorflow.summary.{name}": f"tensorflow.compat.v1.summary.{name}"
+    for name in (
+        "merge",
+        "merge_all",
+        "FileWriter",
+        "FileWriterCache",
+        "Summary",
+        "SummaryDescription",
+        "Event",
+        "SessionLog",
+        "TaggedRunMetadata",
+        "tensor_summary",
+        "get_summary_description",
+    )
+}
+
+# tf.contrib symbols with an exact TF 2 equivalent (same signature, same numbers).
+CONTRIB_RENAMES = {
+    "tensorflow.contrib.framework.get_or_create_global_step": (
+        "tensorflow.compat.v1.train.get_or_create_global_step"
+    ),
+    "tensorflow.contrib.framework.get_global_step": "tensorflow.compat.v1.train.get_global_step",
+    "tensorflow.contrib.layers.xavier_initializer": "tensorflow.compat.v1.glorot_uniform_initializer",
+    "tensorflow.contrib.layers.flatten": "tensorflow.compat.v1.layers.flatten",
+    "tensorflow.contrib.cluster_resolver.TPUClusterResolver": (
+        "tensorflow.distribute.cluster_resolver.TPUClusterResolver"
+    ),
+}
+
+
+@functools.cache
+def tf1_renames() -> dict[str, str]:
+    """Generated by scripts/generate_rename_table.py from TensorFlow's tables."""
+    text = resources.files("migrator.data").joinpath("tf1_renames.json").read_text()
+    return {**json.loads(text), **V1_ONLY_SUMMARY, **CONTRIB_RENAMES}
+
+
+def canonical(qualified_name: str) -> str | None:
+    """The runtime path a legacy qualified name stands for, if it is Estimator API."""
+    for legacy, target in sorted(NAMESPACES.items(), key=lambda kv: -len(kv[0])):
+        if qualified_name == legacy:
+            return target
+        if qualified_name.startswith(legacy + "."):
+            return target + qualified_name[len(legacy) :]
+    match = PRIVATE_ESTIMATOR_MODULE.match(qualified_name)
+    if match and "estimator." + match["name"] in RUNTIME_SYMBOLS:
+        return "estimator." + match["name"]
+    return None
+
+
+def available(canonical_name: str) -> bool:
+    """Whether the runtime has this name, or the class it is an attribute of."""
+    parts = canonical_name.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in RUNTIME_SYMBOLS:
+            return end == len(parts) or prefix not in RUNTIME_MODULES
+    return False
+
+
+def tf1_replacement(qualified_name: str) -> str | None:
+    """The TF 2.16+ name of a TF1-only symbol (or of an attribute of one)."""
+    parts = qualified_name.split(".")
+    for end in range(len(parts), 1, -1):
+        renamed = tf1_renames().get(".".join(parts[:end]))
+        if renamed:
+            return ".".join([renamed, *parts[end:]])
+    for module, target in TF1_ONLY_MODULES.items():
+        if qualified_name.startswith(module + "."):
+            return target + qualified_name[len(module) :]
+    return None
