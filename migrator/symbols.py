@@ -29,10 +29,12 @@ NAMESPACES = {
     "npu_bridge.npu_init": "npu",
 }
 
-# Private module paths (``tensorflow.python.estimator.model_fn.EstimatorSpec``):
-# the symbol's name is looked up in the runtime's estimator namespace.
-PRIVATE_ESTIMATOR_MODULE = re.compile(
-    r"^(tensorflow|tensorflow_estimator)\.python\.estimator\.(?:[a-z_]+\.)*(?P<name>[A-Za-z_]\w*)$"
+# Private modules (``tensorflow.python.estimator.model_fn``,
+# ``tensorflow_estimator.python.estimator.export.export_output``): each stands for
+# the public namespace its symbols were exported to.
+PRIVATE_MODULE = re.compile(
+    r"^(?:tensorflow|tensorflow_estimator)\.python\.estimator"
+    r"(?P<sub>\.export|\.tpu)?(?:\.[a-z_]+)*$"
 )
 
 # Everything the runtime exports, by canonical name. tests/test_migrator_symbols.py
@@ -135,16 +137,23 @@ def tf1_renames() -> dict[str, str]:
     return {**json.loads(text), **V1_ONLY_SUMMARY, **CONTRIB_RENAMES}
 
 
+def namespace(qualified_name: str) -> str | None:
+    """The runtime namespace a legacy module name stands for (public or private)."""
+    if qualified_name in NAMESPACES:
+        return NAMESPACES[qualified_name]
+    match = PRIVATE_MODULE.match(qualified_name)
+    if match:
+        return "estimator" + (match["sub"] or "")
+    return None
+
+
 def canonical(qualified_name: str) -> str | None:
     """The runtime path a legacy qualified name stands for, if it is Estimator API."""
-    for legacy, target in sorted(NAMESPACES.items(), key=lambda kv: -len(kv[0])):
-        if qualified_name == legacy:
-            return target
-        if qualified_name.startswith(legacy + "."):
-            return target + qualified_name[len(legacy) :]
-    match = PRIVATE_ESTIMATOR_MODULE.match(qualified_name)
-    if match and "estimator." + match["name"] in RUNTIME_SYMBOLS:
-        return "estimator." + match["name"]
+    parts = qualified_name.split(".")
+    for end in range(len(parts), 0, -1):
+        target = namespace(".".join(parts[:end]))
+        if target is not None:
+            return ".".join([target, *parts[end:]])
     return None
 
 

@@ -19,10 +19,12 @@ from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import (
+    GlobalScope,
     ParentNodeProvider,
     PositionProvider,
     QualifiedNameProvider,
     QualifiedNameSource,
+    ScopeProvider,
 )
 
 from migrator import symbols
@@ -33,7 +35,12 @@ class MigrateCommand(VisitorBasedCodemodCommand):
     """Rewrites one module; what it could not convert collects in ``diagnostics``."""
 
     DESCRIPTION = "Rewrite TF1 Estimator code for TensorFlow 2.16+ and the bundled runtime."
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ParentNodeProvider)
+    METADATA_DEPENDENCIES = (
+        QualifiedNameProvider,
+        PositionProvider,
+        ParentNodeProvider,
+        ScopeProvider,
+    )
 
     def __init__(self, context: CodemodContext, *, path: str, enabled: frozenset[str]) -> None:
         super().__init__(context)
@@ -42,6 +49,11 @@ class MigrateCommand(VisitorBasedCodemodCommand):
         self.diagnostics: list[Diagnostic] = []
         # runtime module -> the name this file binds it to (from a rewritten import)
         self._bound: dict[str, str] = {}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        scope = self.get_metadata(ScopeProvider, node)
+        names = set(scope.assignments._assignments) if isinstance(scope, GlobalScope) else set()
+        self._module_names = {name for name in names if isinstance(name, str)}
 
     # ------------------------------------------------------------ references
     def leave_Attribute(
@@ -76,14 +88,14 @@ class MigrateCommand(VisitorBasedCodemodCommand):
         if isinstance(original, cst.Name):
             return updated  # a name bound by an import, which is rewritten instead
         qualified = self._qualified(original)
-        if qualified in symbols.NAMESPACES:
+        if symbols.namespace(qualified) is not None:
             root_qualified = self._qualified(_root(original))
-            if root_qualified and not root_qualified.startswith("tensorflow."):
+            if root_qualified and root_qualified.split(".")[0] == "tensorflow_estimator":
                 # e.g. `import tensorflow_estimator as tfe`, unused once rewritten
                 RemoveImportsVisitor.remove_unused_import(
                     self.context, root_qualified, asname=_root(original).value
                 )
-            return cst.Name(self._runtime_name(symbols.NAMESPACES[qualified]))
+            return cst.Name(self._runtime_name(symbols.namespace(qualified)))
         if isinstance(original, cst.Attribute):
             return updated.with_changes(
                 value=self._replace_namespace(original.value, updated.value)
@@ -94,6 +106,8 @@ class MigrateCommand(VisitorBasedCodemodCommand):
         """The name that refers to ``runtime.<namespace>`` here, importing it once."""
         if namespace not in self._bound:
             alias = symbols.RUNTIME_ALIASES[namespace]
+            if alias in self._module_names:
+                alias = "runtime_" + namespace.replace(".", "_")
             module, _, name = ("runtime." + namespace).rpartition(".")
             AddImportsVisitor.add_needed_import(self.context, module, name, asname=alias)
             self._bound[namespace] = alias
@@ -142,9 +156,10 @@ class MigrateCommand(VisitorBasedCodemodCommand):
         if not moved:
             return updated
         modules = {target[0] for _, target in moved}
-        for alias, (target_module, name) in moved:
-            bound = get_full_name_for_node(alias.asname.name) if alias.asname else alias.name.value
-            self._bound.setdefault(f"{target_module}.{name}".removeprefix("runtime."), bound)
+        if isinstance(self.get_metadata(ScopeProvider, original, None), GlobalScope):
+            for alias, (target_module, name) in moved:
+                bound = _bound_name(alias)
+                self._bound.setdefault(f"{target_module}.{name}".removeprefix("runtime."), bound)
         if not kept and len(modules) == 1:
             return updated.with_changes(
                 module=_dotted(modules.pop()),
@@ -157,7 +172,7 @@ class MigrateCommand(VisitorBasedCodemodCommand):
                 ],
             )
         for alias, (target_module, name) in moved:
-            bound = get_full_name_for_node(alias.asname.name) if alias.asname else alias.name.value
+            bound = _bound_name(alias)
             AddImportsVisitor.add_needed_import(
                 self.context, target_module, name, asname=None if bound == name else bound
             )
@@ -233,8 +248,15 @@ def _root(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def _bound_name(alias: cst.ImportAlias) -> str:
+    """The name an import alias binds (``b`` in ``import a as b``)."""
+    if alias.asname:
+        return get_full_name_for_node(alias.asname.name)
+    return get_full_name_for_node(alias.name)
+
+
 def _asname(alias: cst.ImportAlias, new_name: str) -> cst.AsName | None:
-    bound = get_full_name_for_node(alias.asname.name) if alias.asname else alias.name.value
+    bound = _bound_name(alias)
     if bound == new_name:
         return None
     return alias.asname or cst.AsName(name=cst.Name(bound))

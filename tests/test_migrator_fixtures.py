@@ -1,0 +1,55 @@
+"""Before/after fixture pairs of the codemod: ``fixtures/migrator/<case>.in.py`` must
+become exactly ``<case>.out.py``. A ``# expect: CODE`` comment on a line of the
+input says which diagnostics that line must get (and no other line may get any).
+"""
+
+import re
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from migrator.migrate import migrate_code
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "migrator"
+CASES = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))
+EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9, ]+)")
+
+
+def expected_diagnostics(source: str) -> set[tuple[int, str]]:
+    found = set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = EXPECT.search(line)
+        if match:
+            found.update((number, code.strip()) for code in match.group(1).split(","))
+    return found
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture_pair(case):
+    source = (FIXTURES / f"{case}.in.py").read_text()
+    expected = (FIXTURES / f"{case}.out.py").read_text()
+    migration = migrate_code(source, path=f"{case}.in.py")
+    assert migration.migrated == expected
+    got = {(d.line, d.code) for d in migration.diagnostics}
+    assert got == expected_diagnostics(source)
+    cst.parse_module(migration.migrated)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fixture_output_is_stable(case):
+    expected = (FIXTURES / f"{case}.out.py").read_text()
+    assert migrate_code(expected).migrated == expected
+
+
+def test_there_are_enough_fixture_pairs():
+    assert len(CASES) >= 60, len(CASES)
+
+
+def test_every_equivalence_program_migrates_to_its_twin():
+    """The equivalence twins are the migrator's own output, so the bit-exact runs
+    of tests/test_equivalence.py prove what `migrate` writes."""
+    programs = Path(__file__).resolve().parents[1] / "fixtures" / "equivalence"
+    for legacy in sorted(programs.glob("*/legacy.py")):
+        migrated = legacy.with_name("migrated.py").read_text()
+        assert migrate_code(legacy.read_text()).migrated == migrated, legacy.parent.name
