@@ -77,14 +77,15 @@ def migrate_file(path: Path, enabled: frozenset[str]) -> FileResult:
             migration = migrate_code(source.text, path=str(path), enabled=enabled)
             new_text, diagnostics = migration.migrated, list(migration.diagnostics)
     except cst.ParserSyntaxError as error:
+        line, column, message = _syntax_error_location(source.text, error)
         result.error = "cannot parse"
         result.diagnostics.append(
             Diagnostic(
                 str(path),
-                error.raw_line,
-                error.raw_column + 1,
+                line,
+                column,
                 "MIG001",
-                f"file could not be parsed ({error.message}); left untouched",
+                f"file could not be parsed ({message}); left untouched",
             )
         )
         return result
@@ -101,3 +102,13 @@ def migrate_file(path: Path, enabled: frozenset[str]) -> FileResult:
     if new_text != source.text:
         result.migrated = source.encode(new_text)
     return result
+
+
+def _syntax_error_location(text: str, error: cst.ParserSyntaxError) -> tuple[int, int, str]:
+    """Python's own location and message when it has one (it points where users
+    expect), else libcst's."""
+    try:
+        compile(text, "<migrate>", "exec", dont_inherit=True)
+    except SyntaxError as syntax:
+        return syntax.lineno or 1, syntax.offset or 1, syntax.msg
+    return error.raw_line, error.raw_column + 1, error.message
