@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import sys
 from pathlib import Path
 
 import jinja2
@@ -12,7 +13,11 @@ from migrator import __version__
 from migrator.diagnostics import CODES
 from migrator.files import FileResult
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+# templates/ in a checkout (editable install), or the copy a wheel installs.
+TEMPLATE_DIRECTORIES = [
+    Path(__file__).resolve().parents[1] / "templates",
+    Path(sys.prefix) / "share" / "estimator-revival" / "templates",
+]
 FORMATS = {".json": None, ".md": "report.md.j2", ".html": "report.html.j2"}
 
 
@@ -71,7 +76,7 @@ def write(path: Path, results: list[FileResult]) -> None:
         text = json.dumps(data, indent=2) + "\n"
     else:
         environment = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(TEMPLATES),
+            loader=jinja2.FileSystemLoader([str(d) for d in TEMPLATE_DIRECTORIES]),
             autoescape=jinja2.select_autoescape(["html"]),
             keep_trailing_newline=True,
         )
