@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from migrator import __version__, config, report
-from migrator.files import FileResult, discover, migrate_file
+from migrator.files import FileResult, discover, migrate_file, read_candidate
 from migrator.source import write_atomically
 
 # Below this many files, worker processes cost more than they save.
@@ -80,6 +80,10 @@ def main(paths, out, show_diff, check, report_path, select, ignore, jobs) -> Non
     if report_path is not None:
         report.write(report_path, results)
 
+    if not show_diff:
+        for result in results:
+            if result.changed:
+                click.echo(f"{'would migrate' if check else 'migrated'} {result.path}")
     changed = sum(r.changed for r in results)
     errors = sum(r.error is not None for r in results)
     verb = "would change" if (check or show_diff) else "changed"
@@ -92,11 +96,31 @@ def _codes(text: str) -> tuple[str, ...]:
 
 
 def _run(files: list[Path], enabled: frozenset[str], jobs: int) -> list[FileResult]:
-    if jobs == 1 or len(files) < PARALLEL_THRESHOLD:
-        return [migrate_file(path, enabled) for path in _progress(files, files)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        mapped = pool.map(migrate_file, files, [enabled] * len(files), chunksize=16)
-        return list(_progress(mapped, files))
+    """Migrates every file, in order; only files that mention a trigger word are
+    parsed, and those go to worker processes when there are enough of them."""
+    results: list[FileResult | None] = []
+    candidates = []
+    for path in files:
+        result, data = read_candidate(path)
+        results.append(result)
+        if result is None:
+            candidates.append((len(results) - 1, path, data))
+    if jobs == 1 or len(candidates) < PARALLEL_THRESHOLD:
+        migrated = (migrate_file(path, enabled, data) for _, path, data in candidates)
+        done = list(_progress(migrated, candidates))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            mapped = pool.map(
+                migrate_file,
+                [path for _, path, _ in candidates],
+                [enabled] * len(candidates),
+                [data for _, _, data in candidates],
+                chunksize=4,
+            )
+            done = list(_progress(mapped, candidates))
+    for (index, _, _), result in zip(candidates, done, strict=True):
+        results[index] = result
+    return results
 
 
 def _progress(iterable, files):

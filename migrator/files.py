@@ -10,7 +10,7 @@ from pathlib import Path
 import libcst as cst
 
 from migrator.diagnostics import Diagnostic
-from migrator.migrate import migrate_code
+from migrator.migrate import TRIGGER_BYTES, migrate_code
 from migrator.notebook import migrate_notebook
 from migrator.source import decode
 
@@ -61,11 +61,23 @@ def discover(paths: Iterable[Path], *, exclude: Iterable[str] = ()) -> list[Path
     return found
 
 
-def migrate_file(path: Path, enabled: frozenset[str]) -> FileResult:
-    """Reads, migrates and returns one file's result; never writes."""
+def read_candidate(path: Path) -> tuple[FileResult | None, bytes]:
+    """Reads a file; returns a finished result when it cannot need migrating
+    (unreadable, or it mentions none of the trigger words), else its bytes."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return FileResult(path, error=f"cannot read: {error}"), b""
+    if not TRIGGER_BYTES.search(data):
+        return FileResult(path, original=data), data
+    return None, data
+
+
+def migrate_file(path: Path, enabled: frozenset[str], data: bytes | None = None) -> FileResult:
+    """Migrates one file (read from disk unless ``data`` is given); never writes."""
     result = FileResult(path)
     try:
-        result.original = path.read_bytes()
+        result.original = path.read_bytes() if data is None else data
         source = decode(result.original)
     except (OSError, UnicodeDecodeError, LookupError) as error:
         result.error = f"cannot read: {error}"

@@ -6,16 +6,17 @@ import dataclasses
 import re
 
 import libcst as cst
-from libcst.codemod import CodemodContext
 
 from migrator.diagnostics import CODES, RULES, Diagnostic
-from migrator.transform import MigrateCommand
+from migrator.transform import migrate_module
 
 ALL_CODES = frozenset(CODES) | frozenset(RULES)
 
 # Files that mention none of these cannot hold anything to migrate; they are
 # skipped before parsing (most files of a large repository).
-TRIGGER = re.compile(r"estimator|tensorflow|npu_bridge|export_savedmodel")
+TRIGGER_WORDS = r"estimator|tensorflow|npu_bridge|export_savedmodel"
+TRIGGER = re.compile(TRIGGER_WORDS)
+TRIGGER_BYTES = re.compile(TRIGGER_WORDS.encode())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,7 +37,7 @@ def migrate_code(code: str, *, path: str = "<string>", enabled=ALL_CODES) -> Mig
     """Migrates Python source text; raises ``libcst.ParserSyntaxError`` if it does not parse."""
     if not TRIGGER.search(code):
         return Migration(path, code, code, ())
-    module = cst.parse_module(code)
-    command = MigrateCommand(CodemodContext(filename=path), path=path, enabled=frozenset(enabled))
-    migrated = command.transform_module(module).code
-    return Migration(path, code, migrated, tuple(command.diagnostics))
+    module, diagnostics = migrate_module(
+        cst.parse_module(code), source=code, path=path, enabled=frozenset(enabled)
+    )
+    return Migration(path, code, module.code, tuple(diagnostics))
