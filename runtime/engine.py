@@ -121,7 +121,18 @@ class Estimator:
             infinite_input=_is_infinite(iterator),
         )
         with self._store.serving():
-            plan = self._begin_hooks(programs, iterator, hooks, saving_listeners or [], blueprint)
+            plan = HookPlan(user_hooks=[], listeners=list(saving_listeners or []))
+
+            def begin(spec):
+                plan.sort([*hooks, *spec.training_hooks, *spec.training_chief_hooks])
+                _begin(plan.user_hooks)
+
+            self._trace_hooks(
+                programs.traced,
+                hooks,
+                begin,
+                lambda: programs.step.get_concrete_function(iterator, tf.constant(False), ()),
+            )
             last_step = _last_step(start, steps, max_steps, plan.stop_at)
             cadence = plan.checkpoint_cadence or self._checkpoint_cadence()
             if plan.listeners and cadence is None:
@@ -164,45 +175,55 @@ class Estimator:
         return Cadence(steps=steps, secs=secs)
 
     @staticmethod
-    def _begin_hooks(programs, iterator, hooks, saving_listeners, blueprint) -> HookPlan:
-        """Sorts the call's and the spec's hooks and runs ``begin()`` on those the
-        runtime drives, inside a traced step so they see model_fn's graph."""
-        plan = HookPlan(user_hooks=[], listeners=list(saving_listeners))
-        if not hooks and not blueprint.returns_hooks:
-            return plan
+    def _trace_hooks(traced: TracedModel, hooks, begin, trace) -> None:
+        """Runs ``begin(spec)`` inside a trace of a step (``trace()`` traces, runs
+        nothing), so hooks' ``begin()`` sees model_fn's graph. Skipped when neither
+        the call nor the spec has hooks."""
+        if hooks or traced.blueprint.returns_hooks:
+            traced.on_next_trace = begin
+            trace()
 
-        def begin(spec):
-            every = [*hooks, *spec.training_hooks, *spec.training_chief_hooks]
-            plan.sort(every)
-            with variables_as_graph_elements():
-                for hook in plan.user_hooks:
-                    hook.begin()
+    def _checkpoint_for(self, purpose: str, checkpoint_path):
+        """The given checkpoint, else the latest; None (fresh initialization) if none."""
+        checkpoint_path = checkpoint_path or self.latest_checkpoint()
+        if not checkpoint_path:
+            log.info(
+                "Could not find trained model in model_dir: %s, running initialization to %s.",
+                self._model_dir,
+                purpose,
+            )
+        return checkpoint_path
 
-        programs.on_first_trace = begin
-        programs.step.get_concrete_function(iterator, tf.constant(False), ())
-        return plan
+    def _read_variable(self, fetch):
+        return self._store[fetch.name].numpy()
 
     # -------------------------------------------------------------- evaluate
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
-        checkpoint_path = checkpoint_path or self.latest_checkpoint()
-        if not checkpoint_path:
-            log.info(
-                "Could not find trained model in model_dir: %s, running initialization to evaluate.",
-                self._model_dir,
-            )
+        checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
         blueprint, iterator = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
         metric_names = [record.name for record in blueprint.variables if _is_local(record)]
         self._store.reset(metric_names)
         programs = EvalPrograms(self._traced(blueprint), iterator.element_spec)
-        drivers = HookDriver(hooks or [])
+        hooks = list(hooks or [])
         with self._store.serving():
-            drivers.begin()
-            drivers.after_create_session()
-            remaining = steps if steps is not None else np.iinfo(np.int32).max
-            programs.loop(iterator, tf.constant(remaining, tf.int32))
-            drivers.end()
+            self._trace_hooks(
+                programs.traced,
+                hooks,
+                _with_spec_hooks(hooks, "evaluation_hooks"),
+                lambda: programs.step.get_concrete_function(iterator, ()),
+            )
+            if hooks:
+                self._evaluate_hooked(
+                    programs,
+                    iterator,
+                    steps,
+                    HookDriver(hooks, global_step=self._store.global_step),
+                )
+            else:
+                remaining = steps if steps is not None else np.iinfo(np.int32).max
+                programs.loop(iterator, tf.constant(remaining, tf.int32))
             values = {key: value.numpy() for key, value in programs.values().items()}
         if "global_step" in values:
             raise ValueError(
@@ -219,6 +240,21 @@ class Estimator:
         )
         return values
 
+    def _evaluate_hooked(self, programs, iterator, steps, driver: HookDriver) -> None:
+        """One update per call, with the hooks' before_run/after_run around it."""
+        driver.after_create_session()
+        done = 0
+        while steps is None or done < steps:
+            names = driver.before_run(self._read_variable)
+            try:
+                result = programs.step(iterator, names)
+            except tf.errors.OutOfRangeError:
+                break
+            done += 1
+            if driver.after_run(_numpy(result["fetched"])):
+                break
+        driver.end()
+
     def eval_dir(self, name=None) -> str:
         return self._eval_dir(name)
 
@@ -234,31 +270,32 @@ class Estimator:
         checkpoint_path=None,
         yield_single_examples=True,
     ):
-        checkpoint_path = checkpoint_path or self.latest_checkpoint()
-        if not checkpoint_path:
-            log.info(
-                "Could not find trained model in model_dir: %s, running initialization to predict.",
-                self._model_dir,
-            )
+        checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
         blueprint, iterator = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
         program = PredictProgram(self._traced(blueprint))
+        hooks = list(hooks or [])
+        with self._store.serving():
+            self._trace_hooks(
+                program.traced,
+                hooks,
+                _with_spec_hooks(hooks, "prediction_hooks"),
+                lambda: program.step.get_concrete_function(iterator, ()),
+            )
+        driver = HookDriver(hooks, global_step=self._store.global_step)
+        driver.after_create_session()
         while True:
+            names = driver.before_run(self._read_variable) if driver else ()
             with self._store.serving():
                 try:
-                    predictions = program.step(iterator)
+                    result = program.step(iterator, names)
                 except tf.errors.OutOfRangeError:
-                    return
-            predictions = tf.nest.map_structure(lambda t: t.numpy(), predictions)
-            predictions = _select_keys(predictions, predict_keys)
-            if not yield_single_examples:
-                yield predictions
-                continue
-            if not isinstance(predictions, dict):
-                yield from predictions
-                continue
-            batch = _batch_length(predictions)
-            for i in range(batch):
-                yield {key: value[i] for key, value in predictions.items()}
+                    break
+            predictions = _select_keys(_numpy(result["predictions"]), predict_keys)
+            stop = driver.after_run(_numpy(result["fetched"])) if driver else False
+            yield from _examples(predictions, yield_single_examples)
+            if stop:
+                break
+        driver.end()
 
     # ---------------------------------------------------------------- shared
     def _prepare(self, mode: str, input_fn, checkpoint_path):
@@ -355,6 +392,37 @@ def _as_dataset(result) -> tf.data.Dataset:
         return result
     # (features, labels) tensors: the legacy graph evaluated them on every step.
     return tf.data.Dataset.from_tensors(result).repeat()
+
+
+def _begin(hooks) -> None:
+    with variables_as_graph_elements():
+        for hook in hooks:
+            hook.begin()
+
+
+def _with_spec_hooks(hooks: list, field: str):
+    """``begin(spec)`` for evaluate/predict: adds the spec's hooks, then begins all."""
+
+    def begin(spec):
+        hooks.extend(getattr(spec, field))
+        _begin(hooks)
+
+    return begin
+
+
+def _numpy(structure):
+    return tf.nest.map_structure(lambda t: t.numpy(), structure)
+
+
+def _examples(predictions, yield_single_examples: bool):
+    """What predict() yields for one batch."""
+    if not yield_single_examples:
+        yield predictions
+    elif not isinstance(predictions, dict):
+        yield from predictions
+    else:
+        for i in range(_batch_length(predictions)):
+            yield {key: value[i] for key, value in predictions.items()}
 
 
 def _select_keys(predictions, predict_keys):

@@ -25,12 +25,16 @@ class TracedModel:
         self._call_model_fn = call_model_fn
         self._store = store
         self.blueprint = blueprint
+        # on_next_trace(spec) runs once, right after model_fn in the next trace, in
+        # the same graph state (where hooks' begin() must run).
+        self.on_next_trace = None
 
-    def __call__(self, element, *, then=None) -> tuple[EstimatorSpec, dict]:
-        """Returns the spec and, in EVAL, the metric dict with Estimator's ``loss`` mean added.
+    @property
+    def global_step(self) -> tf.Variable:
+        return self._store.global_step
 
-        ``then(spec)`` runs right after model_fn, in the same graph state (hooks' begin).
-        """
+    def __call__(self, element) -> tuple[EstimatorSpec, dict]:
+        """Returns the spec and, in EVAL, the metric dict with Estimator's ``loss`` mean added."""
         mode = self.blueprint.mode
         features, labels = split_features_labels(element)
         if mode == ModeKeys.PREDICT:
@@ -57,8 +61,9 @@ class TracedModel:
                 metrics[LOSS_METRIC_KEY] = tf.compat.v1.metrics.mean(spec.loss)
             if mode == ModeKeys.TRAIN:
                 tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
-            if then is not None:
-                then(spec)
+            callback, self.on_next_trace = self.on_next_trace, None
+            if callback is not None:
+                callback(spec)
         return spec, metrics
 
 
@@ -72,21 +77,19 @@ class TrainPrograms:
     """``loop(iterator, n, record)`` for hook-free stretches, ``step`` for hooked steps."""
 
     def __init__(self, traced: TracedModel, *, summary_writer=None, infinite_input=False):
-        self._traced = traced
+        self.traced = self._traced = traced
         self._infinite_input = infinite_input
         self._writer = summary_writer
         self._loss_dtype = traced.blueprint.loss_dtype
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
-        self.on_first_trace = None  # on_first_trace(spec): inside the next traced step
 
     def _train_step(self, element, record_summaries):
         """One legacy ``session.run([train_op, loss])``; returns the loss."""
-        store_step = self._traced._store.global_step
-        summary_step = store_step.read_value() + 1  # Estimator wrote summaries after the step
-        callback, self.on_first_trace = self.on_first_trace, None
+        # Estimator wrote summaries with the step value after the step.
+        summary_step = self._traced.global_step.read_value() + 1
         with root_name_scope(), self._summaries(summary_step, record_summaries):
-            spec, _ = self._traced(element, then=callback)
+            spec, _ = self._traced(element)
             tf.summary.scalar("loss", spec.loss)
         with tf.control_dependencies([spec.train_op]):
             return tf.identity(spec.loss)
@@ -127,17 +130,23 @@ class TrainPrograms:
         return {"steps": steps, "losses": losses.stack()[:steps], "exhausted": exhausted}
 
     def _step(self, iterator, record, fetch_names=()):
+        """One step that also outputs the tensors hooks asked for by name."""
         loss = self._train_step(iterator.get_next(), record)
-        graph = tf.compat.v1.get_default_graph()
-        fetched = {}
-        with tf.control_dependencies([loss]):
-            for name in fetch_names:
-                element = graph.as_graph_element(name)
-                if isinstance(element, tf.Operation):
-                    fetched[name] = tf.constant(0)
-                else:
-                    fetched[name] = tf.identity(element)
-        return {"loss": loss, "fetched": fetched}
+        return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
+
+
+def fetch_by_name(names, *, after) -> dict:
+    """The graph elements ``names`` as step outputs (an op fetches as 0), read
+    after ``after`` so hooks see the values of the step they asked about."""
+    graph = tf.compat.v1.get_default_graph()
+    fetched = {}
+    with tf.control_dependencies([after]):
+        for name in names:
+            element = graph.as_graph_element(name)
+            fetched[name] = (
+                tf.constant(0) if isinstance(element, tf.Operation) else tf.identity(element)
+            )
+    return fetched
 
 
 class _SummaryScope:
@@ -156,13 +165,19 @@ class _SummaryScope:
 
 
 class EvalPrograms:
-    """``loop(iterator, n)`` runs metric updates; ``values()`` reads the metrics."""
+    """``loop(iterator, n)`` runs metric updates (``step`` one at a time for hooks);
+    ``values()`` reads the metrics."""
 
     def __init__(self, traced: TracedModel, element_spec):
-        self._traced = traced
+        self.traced = self._traced = traced
         self._element_spec = element_spec
         self.loop = tf.function(self._loop, autograph=False)
+        self.step = tf.function(self._step, autograph=False)
         self._values = None
+
+    def _step(self, iterator, fetch_names=()):
+        update = self._update(iterator.get_next())
+        return {"fetched": fetch_by_name(fetch_names, after=update)}
 
     def _update(self, element):
         _, metrics = self._traced(element)
@@ -206,12 +221,13 @@ class EvalPrograms:
 
 
 class PredictProgram:
-    """``step(iterator)`` returns one batch of predictions."""
+    """``step(iterator)`` returns one batch of predictions (and what hooks fetch)."""
 
     def __init__(self, traced: TracedModel):
-        self._traced = traced
+        self.traced = self._traced = traced
         self.step = tf.function(self._step, autograph=False)
 
-    def _step(self, iterator):
+    def _step(self, iterator, fetch_names=()):
         spec, _ = self._traced(iterator.get_next())
-        return spec.predictions
+        after = tf.group(tf.nest.flatten(spec.predictions))
+        return {"predictions": spec.predictions, "fetched": fetch_by_name(fetch_names, after=after)}

@@ -176,3 +176,60 @@ def test_warm_start_copies_trainable_variables_only_into_an_empty_model_dir(trai
 def test_warm_start_settings_validate_their_source():
     with pytest.raises(ValueError, match="ckpt_to_initialize_from"):
         estimator.WarmStartSettings(ckpt_to_initialize_from="")
+
+
+class CountingHook(tf.compat.v1.train.SessionRunHook):
+    """Fetches a model_fn tensor by name each step and counts the calls."""
+
+    def __init__(self, tensor_name=None):
+        self.tensor_name = tensor_name
+        self.calls = []
+
+    def begin(self):
+        self.began = True
+
+    def before_run(self, run_context):
+        if self.tensor_name is None:
+            return None
+        return tf.compat.v1.train.SessionRunArgs(self.tensor_name)
+
+    def after_run(self, run_context, run_values):
+        self.calls.append(run_values.results)
+
+
+def model_fn_with_spec_hooks(spec_hook):
+    def model_fn(features, labels, mode, params):
+        spec = linear_model_fn(features, labels, mode, params)
+        tf.identity(spec.loss if spec.loss is not None else 0.0, name="named_loss")
+        if mode == estimator.ModeKeys.EVAL:
+            return spec._replace(evaluation_hooks=[spec_hook])
+        if mode == estimator.ModeKeys.PREDICT:
+            return spec._replace(prediction_hooks=[spec_hook])
+        return spec
+
+    return model_fn
+
+
+def test_evaluation_hooks_run_around_every_batch(tmp_path):
+    spec_hook = CountingHook()
+    est = estimator.Estimator(
+        model_fn_with_spec_hooks(spec_hook), model_dir=str(tmp_path), params={}
+    )
+    est.train(train_input_fn, steps=5)
+    call_hook = CountingHook("named_loss:0")
+    metrics = est.evaluate(finite_input_fn, hooks=[call_hook])
+    assert len(call_hook.calls) == 8 and len(spec_hook.calls) == 8  # 64 examples / batch 8
+    np.testing.assert_allclose(np.mean(call_hook.calls), metrics["loss"], rtol=1e-6)
+    assert spec_hook.began and call_hook.began
+
+
+def test_prediction_hooks_run_around_every_batch(tmp_path):
+    spec_hook = CountingHook()
+    est = estimator.Estimator(
+        model_fn_with_spec_hooks(spec_hook), model_dir=str(tmp_path), params={}
+    )
+    est.train(train_input_fn, steps=2)
+    call_hook = CountingHook()
+    rows = list(est.predict(predict_input_fn, hooks=[call_hook]))
+    assert len(rows) == 10
+    assert len(call_hook.calls) == 3 and len(spec_hook.calls) == 3  # batches of 4, 4, 2
