@@ -11,7 +11,7 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from runtime import checkpoints, discovery, seeds, warm_start
+from runtime import checkpoints, discovery, seeds, session_config, warm_start
 from runtime.checkpoints import CheckpointWriter
 from runtime.hooks import HookDriver, variables_as_graph_elements
 from runtime.mode_keys import ModeKeys
@@ -111,7 +111,16 @@ class Estimator:
         if max_steps is not None and start >= max_steps:
             log.info("Skipping training since max_steps has already saved.")
             return self
-        hooks = list(hooks or [])
+        with self._graph_options():
+            self._train(
+                input_fn, list(hooks or []), latest, start, steps, max_steps, saving_listeners
+            )
+        return self
+
+    def _graph_options(self):
+        return session_config.estimator_graph_options(self._config.session_config)
+
+    def _train(self, input_fn, hooks, latest, start, steps, max_steps, saving_listeners) -> None:
         tf.io.gfile.makedirs(self._model_dir)
         blueprint, iterator = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         summary_writer = tf.summary.create_file_writer(self._model_dir)
@@ -166,7 +175,6 @@ class Estimator:
             )
             controller.run()
         summary_writer.flush()
-        return self
 
     def _checkpoint_cadence(self) -> Cadence | None:
         steps, secs = self._config.save_checkpoints_steps, self._config.save_checkpoints_secs
@@ -202,6 +210,18 @@ class Estimator:
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
+        with self._graph_options():
+            values = self._evaluate(input_fn, steps, hooks, checkpoint_path)
+        global_step = values["global_step"]
+        _write_eval_summaries(self._eval_dir(name), values, global_step, checkpoint_path)
+        log.info(
+            "Saving dict for global step %d: %s",
+            global_step,
+            ", ".join(f"{k} = {v}" for k, v in sorted(values.items())),
+        )
+        return values
+
+    def _evaluate(self, input_fn, steps, hooks, checkpoint_path) -> dict:
         blueprint, iterator = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
         metric_names = [record.name for record in blueprint.variables if _is_local(record)]
         self._store.reset(metric_names)
@@ -230,14 +250,7 @@ class Estimator:
                 "Metric with name `global_step` is not allowed, because Estimator "
                 "already defines a default metric with the same name."
             )
-        global_step = int(self._store.global_step.numpy())
-        values["global_step"] = global_step
-        _write_eval_summaries(self._eval_dir(name), values, global_step, checkpoint_path)
-        log.info(
-            "Saving dict for global step %d: %s",
-            global_step,
-            ", ".join(f"{k} = {v}" for k, v in sorted(values.items())),
-        )
+        values["global_step"] = int(self._store.global_step.numpy())
         return values
 
     def _evaluate_hooked(self, programs, iterator, steps, driver: HookDriver) -> None:
@@ -274,7 +287,7 @@ class Estimator:
         blueprint, iterator = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
         program = PredictProgram(self._traced(blueprint))
         hooks = list(hooks or [])
-        with self._store.serving():
+        with self._store.serving(), self._graph_options():
             self._trace_hooks(
                 program.traced,
                 hooks,
@@ -285,7 +298,7 @@ class Estimator:
         driver.after_create_session()
         while True:
             names = driver.before_run(self._read_variable) if driver else ()
-            with self._store.serving():
+            with self._store.serving(), self._graph_options():
                 try:
                     result = program.step(iterator, names)
                 except tf.errors.OutOfRangeError:

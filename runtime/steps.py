@@ -8,7 +8,10 @@ or on a non-finite loss (so the state matches a legacy run that stopped there).
 
 from __future__ import annotations
 
+import contextlib
+
 import tensorflow as tf
+from tensorflow.python.training import checkpoint_utils
 
 from runtime import graph_collections, seeds
 from runtime.discovery import Blueprint
@@ -47,6 +50,7 @@ class TracedModel:
             graph_collections.fresh_collections(),
             self._store.serving(),
             seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
+            initializers_already_applied(),
         ):
             self._store.register_global_step()
             spec = self._call_model_fn(features, labels, mode)
@@ -65,6 +69,23 @@ class TracedModel:
             if callback is not None:
                 callback(spec)
         return spec, metrics
+
+
+@contextlib.contextmanager
+def initializers_already_applied():
+    """Makes ``tf.compat.v1.train.init_from_checkpoint`` a no-op while tracing.
+
+    In TF1 it only replaced variable initializers, which ran only when model_dir
+    had no checkpoint. Discovery ran it for real, so the initial values the store
+    uses already come from that checkpoint; in a traced step it would instead add
+    an assign op that reloads the checkpoint on every step.
+    """
+    original = checkpoint_utils._init_from_checkpoint
+    checkpoint_utils._init_from_checkpoint = lambda ckpt_dir_or_file, assignment_map: None
+    try:
+        yield
+    finally:
+        checkpoint_utils._init_from_checkpoint = original
 
 
 def root_name_scope():
