@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import logging
 import os
 import tempfile
@@ -11,14 +10,17 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from runtime import checkpoints, discovery, seeds, session_config, warm_start
+from runtime import checkpoints, discovery, eval_summaries, seeds, session_config, warm_start
+from runtime import predictions as predictions_lib
+from runtime.cadence import Cadence
 from runtime.checkpoints import CheckpointWriter
-from runtime.hooks import HookDriver, variables_as_graph_elements
+from runtime.hook_plan import HookPlan, begin_all, with_spec_hooks
+from runtime.hooks import HookDriver
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
 from runtime.run_config import RunConfig, TaskType
 from runtime.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
-from runtime.training import Cadence, TrainController, TrainSettings
+from runtime.training import TrainController, TrainSettings
 from runtime.variable_store import VariableStore
 
 log = logging.getLogger("runtime")
@@ -134,7 +136,7 @@ class Estimator:
 
             def begin(spec):
                 plan.sort([*hooks, *spec.training_hooks, *spec.training_chief_hooks])
-                _begin(plan.user_hooks)
+                begin_all(plan.user_hooks)
 
             self._trace_hooks(
                 programs.traced,
@@ -213,7 +215,9 @@ class Estimator:
         with self._graph_options():
             values = self._evaluate(input_fn, steps, hooks, checkpoint_path)
         global_step = values["global_step"]
-        _write_eval_summaries(self._eval_dir(name), values, global_step, checkpoint_path)
+        eval_summaries.write_eval_summaries(
+            self._eval_dir(name), values, global_step, checkpoint_path
+        )
         log.info(
             "Saving dict for global step %d: %s",
             global_step,
@@ -231,7 +235,7 @@ class Estimator:
             self._trace_hooks(
                 programs.traced,
                 hooks,
-                _with_spec_hooks(hooks, "evaluation_hooks"),
+                with_spec_hooks(hooks, "evaluation_hooks"),
                 lambda: programs.step.get_concrete_function(iterator, ()),
             )
             if hooks:
@@ -291,7 +295,7 @@ class Estimator:
             self._trace_hooks(
                 program.traced,
                 hooks,
-                _with_spec_hooks(hooks, "prediction_hooks"),
+                with_spec_hooks(hooks, "prediction_hooks"),
                 lambda: program.step.get_concrete_function(iterator, ()),
             )
         driver = HookDriver(hooks, global_step=self._store.global_step)
@@ -303,9 +307,9 @@ class Estimator:
                     result = program.step(iterator, names)
                 except tf.errors.OutOfRangeError:
                     break
-            predictions = _select_keys(_numpy(result["predictions"]), predict_keys)
+            predictions = predictions_lib.select_keys(_numpy(result["predictions"]), predict_keys)
             stop = driver.after_run(_numpy(result["fetched"])) if driver else False
-            yield from _examples(predictions, yield_single_examples)
+            yield from predictions_lib.examples(predictions, yield_single_examples)
             if stop:
                 break
         driver.end()
@@ -346,34 +350,6 @@ class Estimator:
         return TracedModel(call_model_fn=self._caller(), store=self._store, blueprint=blueprint)
 
 
-@dataclasses.dataclass
-class HookPlan:
-    """The hooks of one train() call, split into what the controller does itself
-    (StopAtStepHook, CheckpointSaverHook and its listeners) and what it drives."""
-
-    user_hooks: list
-    listeners: list
-    stop_at: object = None
-    checkpoint_cadence: Cadence | None = None
-
-    def sort(self, hooks) -> None:
-        for hook in hooks:
-            if isinstance(hook, tf.compat.v1.train.StopAtStepHook):
-                self.stop_at = hook
-            elif isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
-                timer = hook._timer
-                self.checkpoint_cadence = Cadence(steps=timer._every_steps, secs=timer._every_secs)
-                self.listeners = list(hook._listeners) + self.listeners
-            elif isinstance(
-                hook, (tf.compat.v1.train.StepCounterHook, tf.compat.v1.train.SummarySaverHook)
-            ):
-                log.info(
-                    "%s is done by the runtime itself; ignoring the instance.", type(hook).__name__
-                )
-            else:
-                self.user_hooks.append(hook)
-
-
 def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
     candidates = []
     if steps is not None:
@@ -407,73 +383,5 @@ def _as_dataset(result) -> tf.data.Dataset:
     return tf.data.Dataset.from_tensors(result).repeat()
 
 
-def _begin(hooks) -> None:
-    with variables_as_graph_elements():
-        for hook in hooks:
-            hook.begin()
-
-
-def _with_spec_hooks(hooks: list, field: str):
-    """``begin(spec)`` for evaluate/predict: adds the spec's hooks, then begins all."""
-
-    def begin(spec):
-        hooks.extend(getattr(spec, field))
-        _begin(hooks)
-
-    return begin
-
-
 def _numpy(structure):
     return tf.nest.map_structure(lambda t: t.numpy(), structure)
-
-
-def _examples(predictions, yield_single_examples: bool):
-    """What predict() yields for one batch."""
-    if not yield_single_examples:
-        yield predictions
-    elif not isinstance(predictions, dict):
-        yield from predictions
-    else:
-        for i in range(_batch_length(predictions)):
-            yield {key: value[i] for key, value in predictions.items()}
-
-
-def _select_keys(predictions, predict_keys):
-    if not predict_keys:
-        return predictions
-    if not isinstance(predictions, dict):
-        raise ValueError("predict_keys argument is not valid in case of non-dict predictions.")
-    selected = {k: v for k, v in predictions.items() if k in predict_keys}
-    if not selected:
-        raise ValueError(
-            f"Expected to run at least one output from {predictions.keys()}, provided {predict_keys}."
-        )
-    return selected
-
-
-def _batch_length(predictions: dict) -> int:
-    length = None
-    for key, value in predictions.items():
-        length = length or value.shape[0]
-        if value.shape[0] != length:
-            raise ValueError(
-                f"Batch length of predictions should be same. {key} has different batch "
-                "length than others."
-            )
-    return length or 0
-
-
-def _write_eval_summaries(eval_dir: str, values: dict, step: int, checkpoint_path) -> None:
-    writer = tf.summary.create_file_writer(eval_dir)
-    with writer.as_default(step=step):
-        for key, value in values.items():
-            if key == "global_step":
-                continue
-            if np.ndim(value) == 0 and np.issubdtype(np.asarray(value).dtype, np.number):
-                tf.summary.scalar(key, value)
-            else:
-                tf.summary.write(key, tf.convert_to_tensor(value))
-        if checkpoint_path:
-            tf.summary.text("checkpoint_path", tf.constant(checkpoint_path))
-    writer.flush()
-    writer.close()

@@ -1,0 +1,33 @@
+"""A step- or time-based schedule, as Estimator's hook timers kept it."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+
+@dataclasses.dataclass
+class Cadence:
+    """Every ``steps`` global steps (or ``secs`` seconds), Estimator-style."""
+
+    steps: int | None = None
+    secs: float | None = None
+    last_step: int | None = None
+    last_time: float = dataclasses.field(default_factory=time.time)
+
+    def due(self, step: int) -> bool:
+        if self.last_step is None:
+            return True
+        if self.steps:
+            return step >= self.last_step + self.steps
+        if self.secs:
+            return time.time() >= self.last_time + self.secs
+        return False
+
+    def mark(self, step: int) -> None:
+        self.last_step, self.last_time = step, time.time()
+
+    def steps_until_due(self, step: int) -> int | None:
+        if self.steps and self.last_step is not None:
+            return max(self.last_step + self.steps - step, 1)
+        return None

@@ -1,0 +1,58 @@
+"""Which hooks of a call the runtime does itself and which it drives, and
+running their ``begin()`` where they can see model_fn's graph."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+import tensorflow as tf
+
+from runtime.cadence import Cadence
+from runtime.hooks import variables_as_graph_elements
+
+log = logging.getLogger("runtime")
+
+
+@dataclasses.dataclass
+class HookPlan:
+    """The hooks of one train() call, split into what the controller does itself
+    (StopAtStepHook, CheckpointSaverHook and its listeners) and what it drives."""
+
+    user_hooks: list
+    listeners: list
+    stop_at: object = None
+    checkpoint_cadence: Cadence | None = None
+
+    def sort(self, hooks) -> None:
+        for hook in hooks:
+            if isinstance(hook, tf.compat.v1.train.StopAtStepHook):
+                self.stop_at = hook
+            elif isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
+                timer = hook._timer
+                self.checkpoint_cadence = Cadence(steps=timer._every_steps, secs=timer._every_secs)
+                self.listeners = list(hook._listeners) + self.listeners
+            elif isinstance(
+                hook, (tf.compat.v1.train.StepCounterHook, tf.compat.v1.train.SummarySaverHook)
+            ):
+                log.info(
+                    "%s is done by the runtime itself; ignoring the instance.", type(hook).__name__
+                )
+            else:
+                self.user_hooks.append(hook)
+
+
+def begin_all(hooks) -> None:
+    with variables_as_graph_elements():
+        for hook in hooks:
+            hook.begin()
+
+
+def with_spec_hooks(hooks: list, field: str):
+    """``begin(spec)`` for evaluate/predict: adds the spec's hooks, then begins all."""
+
+    def begin(spec):
+        hooks.extend(getattr(spec, field))
+        begin_all(hooks)
+
+    return begin
