@@ -22,17 +22,25 @@ def global_step_of(checkpoint_path: str) -> int:
     return int(tf.train.load_checkpoint(checkpoint_path).get_tensor(GLOBAL_STEP_NAME))
 
 
-def read_values(checkpoint_path: str, names) -> dict:
-    """The saved values of ``names``; a clear error names what is missing."""
+def read_values(checkpoint_path: str, records) -> dict:
+    """``{record name: saved value}`` (partitions sliced out of their full variable);
+    a clear error names what the checkpoint lacks."""
     reader = tf.train.load_checkpoint(checkpoint_path)
     saved = reader.get_variable_to_shape_map()
-    missing = sorted(name for name in names if name not in saved)
+    missing = sorted({r.checkpoint_key for r in records if r.checkpoint_key not in saved})
     if missing:
         raise ValueError(
             f"Checkpoint {checkpoint_path} does not hold variables {missing} that model_fn "
             "creates. Was it written by a different model_fn?"
         )
-    return {name: reader.get_tensor(name) for name in names}
+    values = {}
+    for record in records:
+        value = reader.get_tensor(record.checkpoint_key)
+        if record.partition is not None:
+            _, _, offset, shape = record.partition
+            value = value[tuple(slice(o, o + n) for o, n in zip(offset, shape, strict=True))]
+        values[record.name] = value
+    return values
 
 
 class CheckpointWriter:
@@ -48,7 +56,7 @@ class CheckpointWriter:
     ) -> None:
         self._prefix = os.path.join(model_dir, "model.ckpt")
         self._saver = tf.compat.v1.train.Saver(
-            var_list=dict(store.items()),
+            var_list=store.checkpoint_var_list(),
             max_to_keep=max_to_keep or 0,
             keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
             save_relative_paths=True,

@@ -30,6 +30,17 @@ class VariableRecord:
     collections: tuple[str, ...]
     synchronization: tf.VariableSynchronization
     aggregation: tf.VariableAggregation
+    # A partition of a partitioned variable: (full name, full shape, offset, shape),
+    # the slice it holds of the variable the checkpoint stores under the full name.
+    partition: tuple | None = None
+
+    @property
+    def checkpoint_key(self) -> str:
+        return self.partition[0] if self.partition else self.name
+
+    @property
+    def is_local(self) -> bool:
+        return tf.compat.v1.GraphKeys.LOCAL_VARIABLES in self.collections
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,9 +152,17 @@ def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
                 collections=_collections_of(graph, variable),
                 synchronization=kwargs.get("synchronization") or tf.VariableSynchronization.AUTO,
                 aggregation=kwargs.get("aggregation") or tf.VariableAggregation.NONE,
+                partition=_partition_of(variable),
             )
         )
     return records
+
+
+def _partition_of(variable) -> tuple | None:
+    info = variable._get_save_slice_info()
+    if info is None:
+        return None
+    return (info.full_name, tuple(info.full_shape), tuple(info.var_offset), tuple(info.var_shape))
 
 
 def _collections_of(graph: tf.Graph, variable) -> tuple[str, ...]:

@@ -227,7 +227,7 @@ class Estimator:
 
     def _evaluate(self, input_fn, steps, hooks, checkpoint_path) -> dict:
         blueprint, iterator = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
-        metric_names = [record.name for record in blueprint.variables if _is_local(record)]
+        metric_names = [record.name for record in blueprint.variables if record.is_local]
         self._store.reset(metric_names)
         programs = EvalPrograms(self._traced(blueprint), iterator.element_spec)
         hooks = list(hooks or [])
@@ -327,15 +327,12 @@ class Estimator:
             random_seed=self._config.tf_random_seed,
         )
         self._store.materialize(blueprint.all_variables())
-        names = [record.name for record in blueprint.all_variables()]
+        records = blueprint.all_variables()
         if checkpoint_path:
-            self._store.restore(
-                checkpoints.read_values(
-                    checkpoint_path, [n for n in names if not _is_local_name(blueprint, n)]
-                )
-            )
+            saved = [record for record in records if not record.is_local]
+            self._store.restore(checkpoints.read_values(checkpoint_path, saved))
         else:
-            self._store.reset(names)
+            self._store.reset([record.name for record in records])
             if self._warm_start is not None:
                 warm_start.apply(self._warm_start, self._store)
         with seeds.replaying(list(blueprint.input_seeds), what="input_fn"):
@@ -362,14 +359,6 @@ def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
         else:
             candidates.append(start + stop_at._num_steps)
     return min(candidates) if candidates else None
-
-
-def _is_local(record) -> bool:
-    return tf.compat.v1.GraphKeys.LOCAL_VARIABLES in record.collections
-
-
-def _is_local_name(blueprint, name: str) -> bool:
-    return any(r.name == name and _is_local(r) for r in blueprint.all_variables())
 
 
 def _is_infinite(iterator) -> bool:

@@ -157,9 +157,12 @@ def validate_eval_metric_ops(eval_metric_ops) -> dict:
     if not isinstance(eval_metric_ops, dict):
         raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
     keras_metric = tf.keras.metrics.Metric
+    # Inside a traced step Keras runs metric updates itself and records none in
+    # `.updates`; the "never updated" check already ran in the discovery graph.
+    traced = tf.compat.v1.get_default_graph().building_function
     for key, value in eval_metric_ops.items():
         if isinstance(value, keras_metric):
-            if not value.updates:
+            if not value.updates and not traced:
                 raise ValueError(f'Please call update_state(...) on the "{value.name}" metric')
         elif not isinstance(value, tuple) or len(value) != 2:
             raise TypeError(
@@ -180,7 +183,8 @@ def validate_eval_metric_ops(eval_metric_ops) -> dict:
     for key, value in eval_metric_ops.items():
         if isinstance(value, keras_metric):
             metric_variables.extend(value.variables)
-            eval_metric_ops[key] = (value.result(), value.updates[0])
+            update = value.updates[0] if value.updates else tf.no_op()
+            eval_metric_ops[key] = (value.result(), update)
     for collection in (
         tf.compat.v1.GraphKeys.LOCAL_VARIABLES,
         tf.compat.v1.GraphKeys.METRIC_VARIABLES,

@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 
 import tensorflow as tf
+from tensorflow.python.training.saving import saveable_object_util
 
 from runtime.discovery import VariableRecord
 
@@ -39,6 +40,23 @@ class VariableStore:
                 )
                 self._records[record.name] = record
         return [record.name for record in new]
+
+    def checkpoint_var_list(self) -> dict:
+        """``{checkpoint key: variable or list of partitions}``, as TF1's Saver keyed them."""
+        var_list: dict = {}
+        for name, record in self._records.items():
+            if record.partition is None:
+                var_list[name] = self._variables[name]
+            else:
+                # A saveable per slice: Saver's own path for variable slices
+                # needs graph variables (it reads `variable.op`).
+                full_name, full_shape, offset, shape = record.partition
+                spec = tf.Variable.SaveSliceInfo(full_name, full_shape, offset, shape).spec
+                saveable = saveable_object_util.ResourceVariableSaveable(
+                    self._variables[name], spec, record.checkpoint_key
+                )
+                var_list.setdefault(record.checkpoint_key, []).append(saveable)
+        return var_list
 
     def __getitem__(self, name: str) -> tf.Variable:
         return self._variables[name]
@@ -92,6 +110,13 @@ class VariableStore:
                 "variables every time it is called."
             )
         variable = self._variables[record.name]
+        # variable_scope marks each partition it builds with its slice of the full
+        # variable, and slot_creator then reads `partition.op`, which variables
+        # outside the graph do not have. The store keeps slices itself, so the mark
+        # is dropped from a partition when a slot is made for it.
+        for name, other in self._records.items():
+            if other.partition is not None and record.name.startswith(name + "/"):
+                self._variables[name]._save_slice_info = None
         graph = tf.compat.v1.get_default_graph()
         for collection in record.collections:
             _add_once(graph, collection, variable)
