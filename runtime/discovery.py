@@ -54,6 +54,7 @@ class Blueprint:
     model_seeds: tuple
     loss_dtype: tf.DType | None
     returns_hooks: bool  # whether the spec carries training/evaluation/prediction hooks
+    scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -119,6 +120,7 @@ def discover(
         input_seeds=tuple(input_seeds),
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
+        scaffold_init_fn=spec.scaffold.init_fn is not None,
         returns_hooks=bool(
             spec.training_hooks
             or spec.training_chief_hooks

@@ -332,6 +332,13 @@ class Estimator:
             saved = [record for record in records if not record.is_local]
             self._store.restore(checkpoints.read_values(checkpoint_path, saved))
         else:
+            if blueprint.scaffold_init_fn:
+                raise ValueError(
+                    "model_fn returned a Scaffold with init_fn, which needs a "
+                    "tf.compat.v1.Session to initialize a fresh model; the runtime has none. "
+                    "Call tf.compat.v1.train.init_from_checkpoint inside model_fn, or pass "
+                    "warm_start_from to the Estimator, instead."
+                )
             self._store.reset([record.name for record in records])
             if self._warm_start is not None:
                 warm_start.apply(self._warm_start, self._store)

@@ -233,3 +233,16 @@ def test_prediction_hooks_run_around_every_batch(tmp_path):
     rows = list(est.predict(predict_input_fn, hooks=[call_hook]))
     assert len(rows) == 10
     assert len(call_hook.calls) == 3 and len(spec_hook.calls) == 3  # batches of 4, 4, 2
+
+
+def test_scaffold_init_fn_gets_a_clear_error_only_when_it_would_run(tmp_path, trained):
+    def model_fn(features, labels, mode, params):
+        spec = linear_model_fn(features, labels, mode, params)
+        scaffold = tf.compat.v1.train.Scaffold(init_fn=lambda scaffold, session: None)
+        return spec._replace(scaffold=scaffold)
+
+    fresh = estimator.Estimator(model_fn, model_dir=str(tmp_path / "fresh"), params={})
+    with pytest.raises(ValueError, match="Scaffold with init_fn"):
+        fresh.train(train_input_fn, steps=1)
+    resumed = estimator.Estimator(model_fn, model_dir=trained.model_dir, params={})
+    assert resumed.evaluate(finite_input_fn)["global_step"] == 20
