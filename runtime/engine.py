@@ -152,20 +152,12 @@ class Estimator:
                     "Please set one of the RunConfig.save_checkpoints_steps or "
                     "RunConfig.save_checkpoints_secs."
                 )
-            writer = None
-            if cadence is not None:
-                writer = CheckpointWriter(
-                    self._model_dir,
-                    self._store,
-                    max_to_keep=self._config.keep_checkpoint_max,
-                    keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
-                )
             controller = TrainController(
                 programs=programs,
                 iterator=iterator,
                 store=self._store,
                 hooks=HookDriver(plan.user_hooks, global_step=self._store.global_step),
-                checkpoint_writer=writer,
+                checkpoint_writer=self._checkpoint_writer() if cadence else None,
                 summary_writer=summary_writer,
                 settings=TrainSettings(
                     last_step=last_step,
@@ -183,6 +175,14 @@ class Estimator:
         if not steps and not secs:
             return None
         return Cadence(steps=steps, secs=secs)
+
+    def _checkpoint_writer(self) -> CheckpointWriter:
+        return CheckpointWriter(
+            self._model_dir,
+            self._store,
+            max_to_keep=self._config.keep_checkpoint_max,
+            keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
+        )
 
     @staticmethod
     def _trace_hooks(traced: TracedModel, hooks, begin, trace) -> None:

@@ -98,7 +98,7 @@ class TrainPrograms:
     """``loop(iterator, n, record)`` for hook-free stretches, ``step`` for hooked steps."""
 
     def __init__(self, traced: TracedModel, *, summary_writer=None, infinite_input=False):
-        self.traced = self._traced = traced
+        self.traced = traced
         self._infinite_input = infinite_input
         self._writer = summary_writer
         self._loss_dtype = traced.blueprint.loss_dtype
@@ -108,9 +108,9 @@ class TrainPrograms:
     def _train_step(self, element, record_summaries):
         """One legacy ``session.run([train_op, loss])``; returns the loss."""
         # Estimator wrote summaries with the step value after the step.
-        summary_step = self._traced.global_step.read_value() + 1
+        summary_step = self.traced.global_step.read_value() + 1
         with root_name_scope(), self._summaries(summary_step, record_summaries):
-            spec, _ = self._traced(element)
+            spec, _ = self.traced(element)
             tf.summary.scalar("loss", spec.loss)
         with tf.control_dependencies([spec.train_op]):
             return tf.identity(spec.loss)
@@ -190,7 +190,7 @@ class EvalPrograms:
     ``values()`` reads the metrics."""
 
     def __init__(self, traced: TracedModel, element_spec):
-        self.traced = self._traced = traced
+        self.traced = traced
         self._element_spec = element_spec
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
@@ -201,7 +201,7 @@ class EvalPrograms:
         return {"fetched": fetch_by_name(fetch_names, after=update)}
 
     def _update(self, element):
-        _, metrics = self._traced(element)
+        _, metrics = self.traced(element)
         updates = [update for _, (_, update) in sorted(metrics.items())]
         return tf.group(*updates)
 
@@ -234,7 +234,7 @@ class EvalPrograms:
 
         def build(*flat):
             element = tf.nest.pack_sequence_as(self._element_spec, list(flat))
-            _, metrics = self._traced(element)
+            _, metrics = self.traced(element)
             return {name: value for name, (value, _) in metrics.items()}
 
         wrapped = tf.compat.v1.wrap_function(build, signature=flat_specs)
@@ -245,10 +245,10 @@ class PredictProgram:
     """``step(iterator)`` returns one batch of predictions (and what hooks fetch)."""
 
     def __init__(self, traced: TracedModel):
-        self.traced = self._traced = traced
+        self.traced = traced
         self.step = tf.function(self._step, autograph=False)
 
     def _step(self, iterator, fetch_names=()):
-        spec, _ = self._traced(iterator.get_next())
+        spec, _ = self.traced(iterator.get_next())
         after = tf.group(tf.nest.flatten(spec.predictions))
         return {"predictions": spec.predictions, "fetched": fetch_by_name(fetch_names, after=after)}
