@@ -31,10 +31,11 @@ NAMESPACES = {
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
 # ``tensorflow_estimator.python.estimator.export.export_output``): each stands for
-# the public namespace its symbols were exported to.
+# the public namespace its symbols were exported to. One module level below the
+# (sub)package, so that a lowercase function in it is not taken for a module.
 PRIVATE_MODULE = re.compile(
     r"^(?:tensorflow|tensorflow_estimator)\.python\.estimator"
-    r"(?P<sub>\.export|\.tpu)?(?:\.[a-z_]+)*$"
+    r"(?P<sub>\.export|\.inputs|\.tpu)?(?:\.[a-z_]+)?$"
 )
 
 # Everything the runtime exports, by canonical name. tests/test_migrator_symbols.py
@@ -70,16 +71,22 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.export.PredictOutput",
         "estimator.export.RegressionOutput",
         "estimator.export.TrainOutput",
+        "estimator.inputs",
+        "estimator.inputs.numpy_input_fn",
+        "estimator.inputs.pandas_input_fn",
     }
 )
 
 # Canonical names that are modules (members are looked up inside them).
-RUNTIME_MODULES = frozenset({"estimator", "estimator.export", "estimator.tpu", "npu"})
+RUNTIME_MODULES = frozenset(
+    {"estimator", "estimator.export", "estimator.inputs", "estimator.tpu", "npu"}
+)
 
 # The import alias a rewritten ``tf.estimator.X`` reference uses, per runtime module.
 RUNTIME_ALIASES = {
     "estimator": "tf_estimator",
     "estimator.export": "tf_estimator_export",
+    "estimator.inputs": "tf_estimator_inputs",
     "estimator.tpu": "tf_estimator_tpu",
     "npu": "npu_runtime",
 }

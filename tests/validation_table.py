@@ -251,8 +251,30 @@ def tf_config_rows():
     return {name: parse(value) for name, value in TF_CONFIGS.items()}
 
 
+def input_rows():
+    import numpy as np
+
+    # tf.estimator.inputs only ever existed in the v1 API.
+    inputs = estimator.inputs if sys.argv[1] == "runtime" else tf.compat.v1.estimator.inputs
+    numpy_input_fn = inputs.numpy_input_fn
+    x = {"a": np.zeros((4, 2), np.float32)}
+    return {
+        "numpy_input_fn without shuffle": lambda: numpy_input_fn(x) and None,
+        "numpy_input_fn shuffle not bool": lambda: numpy_input_fn(x, shuffle=1) and None,
+        "numpy_input_fn empty x": lambda: numpy_input_fn({}, shuffle=False)() and None,
+        "numpy_input_fn x of wrong type": lambda: numpy_input_fn([1], shuffle=False)() and None,
+        "numpy_input_fn empty y dict": lambda: numpy_input_fn(x, y={}, shuffle=False)() and None,
+        "numpy_input_fn duplicate keys": lambda: (
+            numpy_input_fn(x, y={"a": np.zeros(4)}, shuffle=False)() and None
+        ),
+        "numpy_input_fn length mismatch": lambda: (
+            numpy_input_fn(x, y=np.zeros(3), shuffle=False)() and None
+        ),
+    }
+
+
 def main():
-    rows = {**spec_rows(), **config_rows(), **tf_config_rows()}
+    rows = {**spec_rows(), **config_rows(), **tf_config_rows(), **input_rows()}
     print(json.dumps({name: outcome(build) for name, build in rows.items()}, indent=1))
 
 

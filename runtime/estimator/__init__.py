@@ -3,7 +3,7 @@
 import tensorflow as tf
 
 from runtime.engine import Estimator
-from runtime.estimator import export
+from runtime.estimator import export, inputs
 from runtime.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from runtime.mode_keys import ModeKeys
 from runtime.run_config import RunConfig
@@ -48,4 +48,5 @@ __all__ = [
     "SummarySaverHook",
     "WarmStartSettings",
     "export",
+    "inputs",
 ]
