@@ -72,6 +72,13 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.export.RegressionOutput",
         "estimator.export.TrainOutput",
         "estimator.inputs",
+        "estimator.tpu",
+        "estimator.tpu.CrossShardOptimizer",
+        "estimator.tpu.InputPipelineConfig",
+        "estimator.tpu.RunConfig",
+        "estimator.tpu.TPUConfig",
+        "estimator.tpu.TPUEstimator",
+        "estimator.tpu.TPUEstimatorSpec",
         "estimator.inputs.numpy_input_fn",
         "estimator.inputs.pandas_input_fn",
     }

@@ -169,6 +169,7 @@ class Estimator:
             )
             controller.run()
         summary_writer.flush()
+        programs.traced.flush_summary_writers()
 
     def _checkpoint_cadence(self) -> Cadence | None:
         steps, secs = self._config.save_checkpoints_steps, self._config.save_checkpoints_secs
@@ -320,9 +321,7 @@ class Estimator:
         call_model_fn = self._caller()
         blueprint = discovery.discover(
             mode,
-            input_fn_result=lambda: call_input_fn(
-                input_fn, mode, params=self._params, config=self._config
-            ),
+            input_fn_result=lambda: self._call_input_fn(input_fn, mode),
             call_model_fn=call_model_fn,
             random_seed=self._config.tf_random_seed,
         )
@@ -343,9 +342,13 @@ class Estimator:
             if self._warm_start is not None:
                 warm_start.apply(self._warm_start, self._store)
         with seeds.replaying(list(blueprint.input_seeds), what="input_fn"):
-            result = call_input_fn(input_fn, mode, params=self._params, config=self._config)
+            result = self._call_input_fn(input_fn, mode)
         dataset = _as_dataset(result)
         return blueprint, iter(dataset)
+
+    def _call_input_fn(self, input_fn, mode: str):
+        """Calls the user's input_fn (TPUEstimator adds params["batch_size"])."""
+        return call_input_fn(input_fn, mode, params=self._params, config=self._config)
 
     def _caller(self) -> ModelFnCaller:
         return ModelFnCaller(self._model_fn, params=self._params, config=self.config)

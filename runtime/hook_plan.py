@@ -9,7 +9,7 @@ import logging
 import tensorflow as tf
 
 from runtime.cadence import Cadence
-from runtime.hooks import variables_as_graph_elements
+from runtime.hooks import InGraphHook, variables_as_graph_elements
 
 log = logging.getLogger("runtime")
 
@@ -32,6 +32,8 @@ class HookPlan:
                 timer = hook._timer
                 self.checkpoint_cadence = Cadence(steps=timer._every_steps, secs=timer._every_secs)
                 self.listeners = list(hook._listeners) + self.listeners
+            elif isinstance(hook, InGraphHook):
+                continue
             elif isinstance(
                 hook, (tf.compat.v1.train.StepCounterHook, tf.compat.v1.train.SummarySaverHook)
             ):
@@ -52,7 +54,7 @@ def with_spec_hooks(hooks: list, field: str):
     """``begin(spec)`` for evaluate/predict: adds the spec's hooks, then begins all."""
 
     def begin(spec):
-        hooks.extend(getattr(spec, field))
+        hooks.extend(h for h in getattr(spec, field) if not isinstance(h, InGraphHook))
         begin_all(hooks)
 
     return begin

@@ -21,6 +21,10 @@ SessionRunContext = tf.compat.v1.train.SessionRunContext
 SessionRunValues = tf.compat.v1.train.SessionRunValues
 
 
+class InGraphHook(SessionRunHook):
+    """A hook whose work is part of the traced step itself; nothing to drive."""
+
+
 class SessionUnavailable:
     """Stands where a hook expects a Session; any use explains what to change."""
 

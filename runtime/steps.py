@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 
 import tensorflow as tf
+from tensorflow.python.ops import summary_ops_v2
 from tensorflow.python.training import checkpoint_utils
 
 from runtime import graph_collections, seeds
@@ -31,6 +32,11 @@ class TracedModel:
         # on_next_trace(spec) runs once, right after model_fn in the next trace, in
         # the same graph state (where hooks' begin() must run).
         self.on_next_trace = None
+        self.summary_writers: list = []  # created by model_fn (e.g. in a host_call)
+
+    def flush_summary_writers(self) -> None:
+        for writer in self.summary_writers:
+            writer.flush()
 
     @property
     def global_step(self) -> tf.Variable:
@@ -51,6 +57,7 @@ class TracedModel:
             self._store.serving(),
             seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
             initializers_already_applied(),
+            summary_writers_kept(self.summary_writers),
         ):
             self._store.register_global_step()
             spec = self._call_model_fn(features, labels, mode)
@@ -86,6 +93,28 @@ def initializers_already_applied():
         yield
     finally:
         checkpoint_utils._init_from_checkpoint = original
+
+
+@contextlib.contextmanager
+def summary_writers_kept(into: list):
+    """Keeps alive the summary writers model_fn creates while traced.
+
+    ``tf.summary.create_file_writer`` inside a traced function creates the writer
+    eagerly; TF1-style code drops the writer object after ``as_default()`` (a
+    graph kept it in TF1), which would destroy the resource the step writes to.
+    """
+    original = summary_ops_v2._ResourceSummaryWriter
+
+    class KeptWriter(original):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            into.append(self)
+
+    summary_ops_v2._ResourceSummaryWriter = KeptWriter
+    try:
+        yield
+    finally:
+        summary_ops_v2._ResourceSummaryWriter = original
 
 
 def root_name_scope():

@@ -21,6 +21,8 @@ PYTHONS = {
     "legacy": os.environ.get("LEGACY_PYTHON", str(REPO / ".venv-legacy" / "bin" / "python")),
     "runtime": sys.executable,
 }
+# tiny: logistic regression + SGD (per-step overhead dominates: where in-graph
+# loops matter most); small: 2-layer MLP + Adam; heavy: a 3-conv CNN.
 STEPS = {"tiny": 20000, "small": 20000, "heavy": 60}
 
 

@@ -1,0 +1,152 @@
+"""``tf.compat.v1.estimator.tpu``'s configuration: TPUConfig, InputPipelineConfig,
+and the TPU RunConfig (ESTIMATOR_CONTRACT.md §1.10)."""
+
+from __future__ import annotations
+
+import collections
+import re
+
+from runtime.run_config import RunConfig as _RunConfig
+
+
+class InputPipelineConfig:
+    """How input_fn is called per host or per shard."""
+
+    PER_SHARD_V1 = 1
+    PER_HOST_V1 = 2
+    PER_HOST_V2 = 3
+    BROADCAST = 4
+    SLICED = 5
+
+
+_ITERATIONS = re.compile(r"^(\d+)([smh])$")
+_VALID_CORES_PER_REPLICA = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+class TPUConfig(
+    collections.namedtuple(
+        "TPUConfig",
+        [
+            "iterations_per_loop",
+            "num_shards",
+            "num_cores_per_replica",
+            "per_host_input_for_training",
+            "tpu_job_name",
+            "initial_infeed_sleep_secs",
+            "input_partition_dims",
+            "eval_training_input_configuration",
+            "experimental_host_call_every_n_steps",
+            "experimental_allow_per_host_v2_parallel_get_next",
+            "experimental_feed_hook",
+        ],
+    )
+):
+    """TPU related configuration (``tf.compat.v1.estimator.tpu.TPUConfig``)."""
+
+    def __new__(
+        cls,
+        iterations_per_loop=2,
+        num_shards=None,
+        num_cores_per_replica=None,
+        per_host_input_for_training=True,
+        tpu_job_name=None,
+        initial_infeed_sleep_secs=None,
+        input_partition_dims=None,
+        eval_training_input_configuration=InputPipelineConfig.PER_HOST_V1,
+        experimental_host_call_every_n_steps=1,
+        experimental_allow_per_host_v2_parallel_get_next=False,
+        experimental_feed_hook=None,
+    ):
+        parse_iterations_per_loop(iterations_per_loop)
+        if (
+            num_cores_per_replica is not None
+            and num_cores_per_replica not in _VALID_CORES_PER_REPLICA
+        ):
+            raise ValueError(
+                f"num_cores_per_replica must be 1, 2, 4, 8, 16, 32, 64, 128; got {num_cores_per_replica}"
+            )
+        if eval_training_input_configuration not in (
+            InputPipelineConfig.PER_HOST_V1,
+            InputPipelineConfig.SLICED,
+        ):
+            raise ValueError(
+                "eval_training_input_configuration must be PER_HOST_V1 or SLICED; got "
+                f"{eval_training_input_configuration}"
+            )
+        if per_host_input_for_training is False:
+            per_host_input_for_training = InputPipelineConfig.PER_SHARD_V1
+        elif per_host_input_for_training is True:
+            per_host_input_for_training = InputPipelineConfig.PER_HOST_V1
+        if input_partition_dims is not None and (
+            per_host_input_for_training is not InputPipelineConfig.PER_HOST_V2
+            or num_cores_per_replica is None
+        ):
+            raise ValueError(
+                "input_partition_dims requires setting per_host_input_for_training to "
+                "PER_HOST_V2 and num_cores_per_replica."
+            )
+        return super().__new__(
+            cls,
+            iterations_per_loop,
+            num_shards,
+            num_cores_per_replica,
+            per_host_input_for_training,
+            tpu_job_name,
+            initial_infeed_sleep_secs,
+            input_partition_dims,
+            eval_training_input_configuration,
+            experimental_host_call_every_n_steps,
+            experimental_allow_per_host_v2_parallel_get_next,
+            experimental_feed_hook,
+        )
+
+
+def parse_iterations_per_loop(value) -> tuple[int, str]:
+    """``(count, "count")`` or ``(seconds, "seconds")`` from ``100`` or ``"30s"``/``"5m"``/``"1h"``."""
+    if isinstance(value, int):
+        if value <= 0:
+            raise ValueError(f"iterations_per_loop must be positive; got {value}")
+        return value, "count"
+    match = _ITERATIONS.match(str(value))
+    if not match or int(match.group(1)) <= 0:
+        raise ValueError(
+            "Invalid TPUConfig `iterations_per_loop` value: "
+            f"{value!r}; use a positive integer or a string like '300s', '5m' or '1h'."
+        )
+    seconds = int(match.group(1)) * {"s": 1, "m": 60, "h": 3600}[match.group(2)]
+    return seconds, "seconds"
+
+
+class RunConfig(_RunConfig):
+    """RunConfig with TPU settings (``tf.compat.v1.estimator.tpu.RunConfig``)."""
+
+    def __init__(
+        self, tpu_config=None, evaluation_master=None, master=None, cluster=None, **kwargs
+    ):
+        super().__init__(**kwargs)
+        self._tpu_config = tpu_config or TPUConfig()
+        self._cluster = cluster
+        if master is not None and cluster is not None:
+            raise ValueError("Both master and cluster are set.")
+        if cluster is not None:
+            master = cluster.master()
+        if master is not None:
+            self._master = master
+        if evaluation_master is not None:
+            self._evaluation_master = evaluation_master
+
+    @property
+    def tpu_config(self) -> TPUConfig:
+        return self._tpu_config
+
+    @property
+    def cluster(self):
+        return self._cluster
+
+    def replace(self, **kwargs) -> RunConfig:
+        if "tpu_config" not in kwargs:
+            return super().replace(**kwargs)
+        tpu_config = kwargs.pop("tpu_config")
+        new = super().replace(**kwargs)
+        new._tpu_config = tpu_config
+        return new

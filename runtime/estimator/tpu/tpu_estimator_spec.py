@@ -1,0 +1,129 @@
+"""``TPUEstimatorSpec``: a model_fn's result with TPU host calls, and how it runs
+where there is no TPU (``as_estimator_spec``), as TPUEstimator did on CPU."""
+
+from __future__ import annotations
+
+import collections
+import inspect
+
+import tensorflow as tf
+
+from runtime.hooks import InGraphHook
+from runtime.model_fn_call import fn_args
+from runtime.spec import EstimatorSpec
+
+_FIELDS = [
+    "mode",
+    "predictions",
+    "loss",
+    "train_op",
+    "eval_metrics",
+    "export_outputs",
+    "scaffold_fn",
+    "host_call",
+    "training_hooks",
+    "evaluation_hooks",
+    "prediction_hooks",
+]
+
+
+class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
+    """Ops and objects returned from a TPU ``model_fn``."""
+
+    def __new__(
+        cls,
+        mode,
+        predictions=None,
+        loss=None,
+        train_op=None,
+        eval_metrics=None,
+        export_outputs=None,
+        scaffold_fn=None,
+        host_call=None,
+        training_hooks=None,
+        evaluation_hooks=None,
+        prediction_hooks=None,
+    ):
+        validate_host_calls({"eval_metrics": eval_metrics, "host_call": host_call})
+        training_hooks = tuple(training_hooks or [])
+        evaluation_hooks = tuple(evaluation_hooks or [])
+        prediction_hooks = tuple(prediction_hooks or [])
+        for hook in training_hooks + evaluation_hooks + prediction_hooks:
+            if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+                raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
+        return super().__new__(
+            cls,
+            mode=mode,
+            predictions=predictions,
+            loss=loss,
+            train_op=train_op,
+            eval_metrics=eval_metrics,
+            export_outputs=export_outputs,
+            scaffold_fn=scaffold_fn,
+            host_call=host_call,
+            training_hooks=training_hooks,
+            evaluation_hooks=evaluation_hooks,
+            prediction_hooks=prediction_hooks,
+        )
+
+    def as_estimator_spec(self) -> EstimatorSpec:
+        """The equivalent EstimatorSpec, as TPUEstimator built it for CPU/GPU:
+        metric_fn called directly on the tensors, host_call's ops run every step,
+        scaffold_fn called."""
+        eval_metric_ops = call_host_fn("eval_metrics", self.eval_metrics)
+        hooks = ()
+        if self.host_call is not None:
+            hooks = (HostCallHook(call_host_fn("host_call", self.host_call)),)
+        scaffold = self.scaffold_fn() if self.scaffold_fn else None
+        return EstimatorSpec(
+            mode=self.mode,
+            predictions=self.predictions,
+            loss=self.loss,
+            train_op=self.train_op,
+            eval_metric_ops=eval_metric_ops,
+            export_outputs=self.export_outputs,
+            scaffold=scaffold,
+            training_hooks=self.training_hooks + hooks,
+            evaluation_hooks=self.evaluation_hooks + hooks,
+            prediction_hooks=self.prediction_hooks + hooks,
+        )
+
+
+def validate_host_calls(host_calls: dict) -> None:
+    """``(fn, tensors)`` pairs, checked as TPUEstimator's ``_OutfeedHostCall.validate``."""
+    for name, host_call in host_calls.items():
+        if host_call is None:
+            continue
+        if not isinstance(host_call, (tuple, list)):
+            raise ValueError(f"{name} should be tuple or list")
+        if len(host_call) != 2:
+            raise ValueError(f"{name} should have two elements.")
+        if not callable(host_call[0]):
+            raise TypeError(f"{name}[0] should be callable.")
+        if not isinstance(host_call[1], (tuple, list, dict)):
+            raise ValueError(f"{name}[1] should be tuple or list, or dict.")
+        if isinstance(host_call[1], (tuple, list)):
+            has_varargs = inspect.getfullargspec(host_call[0]).varargs is not None
+            if not has_varargs and len(host_call[1]) != len(fn_args(host_call[0])):
+                raise RuntimeError(
+                    f"In TPUEstimatorSpec.{name}, length of tensors {len(host_call[1])} does "
+                    f"not match method args of the function, which takes {len(fn_args(host_call[0]))}."
+                )
+
+
+def call_host_fn(name: str, host_call):
+    """Calls a host_call / metric_fn on its tensors (None when there is none)."""
+    if host_call is None:
+        return None
+    fn, tensors = host_call
+    if isinstance(tensors, (tuple, list)):
+        return fn(*tensors)
+    return fn(**tensors)
+
+
+class HostCallHook(InGraphHook):
+    """TPUEstimator's CPU ``_OutfeedHostCallHook``: host_call's ops run with every
+    step, which in a traced step they do by themselves."""
+
+    def __init__(self, outputs) -> None:
+        self.outputs = outputs
