@@ -54,6 +54,7 @@ class Blueprint:
     model_seeds: tuple
     loss_dtype: tf.DType | None
     returns_hooks: bool  # whether the spec carries training/evaluation/prediction hooks
+    writes_summaries: bool  # whether model_fn builds tf.compat.v1.summary ops
     scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
@@ -121,6 +122,7 @@ def discover(
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
         scaffold_init_fn=spec.scaffold.init_fn is not None,
+        writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         returns_hooks=bool(
             spec.training_hooks
             or spec.training_chief_hooks

@@ -135,19 +135,33 @@ class TrainPrograms:
         self.step = tf.function(self._step, autograph=False)
 
     def _train_step(self, element, record_summaries):
-        """One legacy ``session.run([train_op, loss])``; returns the loss."""
+        """One legacy ``session.run([train_op, loss])``; returns the loss.
+
+        model_fn's own summaries are written inside the step; when it has none,
+        the step carries no summary ops at all and the caller writes ``loss``
+        (see :meth:`_write_loss_summary`), which keeps the loop body small.
+        """
+        in_step = self._writer is not None and self.traced.blueprint.writes_summaries
         # Estimator wrote summaries with the step value after the step.
-        summary_step = self.traced.global_step.read_value() + 1
-        with root_name_scope(), self._summaries(summary_step, record_summaries):
+        summary_step = self.traced.global_step.read_value() + 1 if in_step else None
+        with root_name_scope(), self._summaries(summary_step, record_summaries, in_step):
             spec, _ = self.traced(element)
-            tf.summary.scalar("loss", spec.loss)
+            if in_step:
+                tf.summary.scalar("loss", spec.loss)
         with tf.control_dependencies([spec.train_op]):
             return tf.identity(spec.loss)
 
-    def _summaries(self, step, record):
-        if self._writer is None:
+    def _summaries(self, step, record, in_step):
+        if not in_step:
             return tf.summary.record_if(False)
         return _SummaryScope(self._writer, step, record)
+
+    def _write_loss_summary(self, first_step, first_loss, record):
+        """The ``loss`` summary of a step whose model_fn writes no summaries."""
+        if self._writer is None or self.traced.blueprint.writes_summaries:
+            return
+        with self._writer.as_default(step=first_step + 1), tf.summary.record_if(record):
+            tf.summary.scalar("loss", first_loss)
 
     def _loop(self, iterator, num_steps, record_first):
         """Up to ``num_steps`` steps; stops early at the end of the input or on a
@@ -175,13 +189,20 @@ class TrainPrograms:
             losses = tf.cond(has_value, lambda: losses.write(i, loss), lambda: losses)
             return i + tf.cast(has_value, tf.int32), loss, tf.logical_not(has_value), losses
 
+        first_step = self.traced.global_step.read_value()
         start = (tf.constant(0), tf.zeros([], self._loss_dtype), tf.constant(False), losses)
         steps, _, exhausted, losses = tf.while_loop(cond, body, start)
-        return {"steps": steps, "losses": losses.stack()[:steps], "exhausted": exhausted}
+        losses = losses.stack()[:steps]
+        ran = steps > 0
+        first_loss = tf.cond(ran, lambda: losses[0], lambda: tf.zeros([], self._loss_dtype))
+        self._write_loss_summary(first_step, first_loss, tf.logical_and(record_first, ran))
+        return {"steps": steps, "losses": losses, "exhausted": exhausted}
 
     def _step(self, iterator, record, fetch_names=()):
         """One step that also outputs the tensors hooks asked for by name."""
+        first_step = self.traced.global_step.read_value()
         loss = self._train_step(iterator.get_next(), record)
+        self._write_loss_summary(first_step, loss, record)
         return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
 
 

@@ -75,7 +75,7 @@ def main() -> None:
                 cleanup=upgraded,
             ),
         }
-    print(f"{'tool':30} {'seconds':>8} {'files/s':>9} {'lines/s':>10}")
+    print(f"synthetic tree: {files} files, {lines} lines (~15% Estimator code)")
     print(f"{'tool':30} {'seconds':>8} {'files/s':>9} {'lines/s':>10}")
     for tool, seconds in rows.items():
         print(f"{tool:30} {seconds:8.2f} {files / seconds:9.0f} {lines / seconds:10.0f}")
