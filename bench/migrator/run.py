@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/migrator/run.py [--files N]
 
-Times (wall clock, whole command, best of 2) ``migrate --out`` on one process and on
+Times (wall clock, whole command, best of 3) ``migrate --out`` on one process and on
 all cores, TensorFlow's own ``tf_upgrade_v2 --intree/--outtree`` (it ships with
 the tensorflow package), and libcst parse-only of the same files; prints files/s,
 lines/s and the ratios.
