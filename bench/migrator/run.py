@@ -27,7 +27,7 @@ from synthetic_tree import write_tree  # noqa: E402
 BIN = Path(sys.executable).parent
 
 
-def timed(command: list[str], *, cleanup: Path | None = None, repeat: int = 2, ok=(0,)) -> float:
+def timed(command: list[str], *, cleanup: Path | None = None, repeat: int = 3, ok=(0,)) -> float:
     """Best wall-clock time of ``command``; fails loudly if it does not succeed."""
     best = float("inf")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
