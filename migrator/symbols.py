@@ -130,6 +130,24 @@ V1_ONLY_SUMMARY = {
     )
 }
 
+# tf.contrib.summary calls: TF 2's functions take (name, data, step=...) where
+# contrib's took (name, tensor, family, step): a call converts only when it passes
+# no more than two arguments by position and only these keywords (renamed as shown).
+CONTRIB_SUMMARY_CALLS = {
+    "tensorflow.contrib.summary.scalar": {"step": "step", "name": "name"},
+    "tensorflow.contrib.summary.histogram": {"step": "step", "name": "name"},
+    "tensorflow.contrib.summary.image": {
+        "step": "step",
+        "name": "name",
+        "max_images": "max_outputs",
+    },
+}
+# contrib's record switches took no argument; TF 2's record_if takes the condition.
+CONTRIB_RECORD_SWITCHES = {
+    "tensorflow.contrib.summary.always_record_summaries": "True",
+    "tensorflow.contrib.summary.never_record_summaries": "False",
+}
+
 # tf.contrib symbols with an exact TF 2 equivalent (same signature, same numbers).
 CONTRIB_RENAMES = {
     "tensorflow.contrib.framework.get_or_create_global_step": (

@@ -130,6 +130,8 @@ class MigrateTransformer(cst.CSTTransformer):
     def _tf1_reference(self, original, updated, qualified: str):
         if "MIG202" not in self.enabled or not qualified.startswith("tensorflow."):
             return updated
+        if not self._contrib_summary_call_converts(original, qualified):
+            return updated
         replacement = symbols.tf1_replacement(qualified)
         if qualified in symbols.V1_SUMMARY_OPS and not self._called_with_step(original):
             replacement = "tensorflow.compat.v1" + qualified[len("tensorflow") :]
@@ -263,6 +265,50 @@ class MigrateTransformer(cst.CSTTransformer):
         }
         return names.pop() if len(names) == 1 else None
 
+    def _contrib_summary_call_converts(self, node, qualified: str) -> bool:
+        """Whether a ``tf.contrib.summary`` reference can become TF 2's (reported if not)."""
+        call = self._calls_by_callee.get(id(node))
+        if qualified in symbols.CONTRIB_RECORD_SWITCHES:
+            converts = call is not None and not call.args
+        elif qualified in symbols.CONTRIB_SUMMARY_CALLS:
+            allowed = symbols.CONTRIB_SUMMARY_CALLS[qualified]
+            converts = call is not None and _fits(call.args, allowed)
+        else:
+            return True
+        if not converts:
+            self._report(
+                node,
+                "MIG102",
+                f"{_short(qualified)} called in a way TF 2's tf.summary has no equivalent for "
+                "(family, extra positional arguments); left unchanged",
+                "call tf.summary.* with (name, data, step=...) by hand",
+            )
+        return converts
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """Adds the condition contrib's record switches implied, and renames
+        keywords of contrib summary calls (the callee itself is renamed by the
+        attribute rules)."""
+        if "MIG202" not in self.enabled or not isinstance(original.func, cst.Attribute):
+            return updated
+        qualified = self._qualified(original.func)
+        if qualified in symbols.CONTRIB_RECORD_SWITCHES and not original.args:
+            value = symbols.CONTRIB_RECORD_SWITCHES[qualified]
+            return updated.with_changes(args=[cst.Arg(cst.Name(value))])
+        if qualified in symbols.CONTRIB_SUMMARY_CALLS and _fits(
+            original.args, symbols.CONTRIB_SUMMARY_CALLS[qualified]
+        ):
+            renames = symbols.CONTRIB_SUMMARY_CALLS[qualified]
+            return updated.with_changes(
+                args=[
+                    arg.with_changes(keyword=cst.Name(renames[arg.keyword.value]))
+                    if arg.keyword is not None
+                    else arg
+                    for arg in updated.args
+                ]
+            )
+        return updated
+
     def _called_with_step(self, node: cst.Attribute) -> bool:
         """``tf.summary.scalar(..., step=...)`` is already TF 2 code."""
         call = self._calls_by_callee.get(id(node))
@@ -282,6 +328,15 @@ class MigrateTransformer(cst.CSTTransformer):
             return
         line, column = self._locator.locate(*self._occurrence[id(node)])
         self.diagnostics.append(Diagnostic(self.path, line, column, code, message, suggestion))
+
+
+def _fits(args, allowed_keywords: dict) -> bool:
+    positional = [a for a in args if a.keyword is None]
+    return (
+        len(positional) <= 2
+        and not any(a.star for a in args)
+        and all(a.keyword.value in allowed_keywords for a in args if a.keyword is not None)
+    )
 
 
 def _short(qualified: str) -> str:
