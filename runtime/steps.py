@@ -130,6 +130,8 @@ class TrainPrograms:
         self.traced = traced
         self._infinite_input = infinite_input
         self._writer = summary_writer
+        # model_fn's own v1 summaries need the writer inside the step.
+        self._summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
         self._loss_dtype = traced.blueprint.loss_dtype
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
@@ -141,24 +143,23 @@ class TrainPrograms:
         the step carries no summary ops at all and the caller writes ``loss``
         (see :meth:`_write_loss_summary`), which keeps the loop body small.
         """
-        in_step = self._writer is not None and self.traced.blueprint.writes_summaries
-        # Estimator wrote summaries with the step value after the step.
-        summary_step = self.traced.global_step.read_value() + 1 if in_step else None
-        with root_name_scope(), self._summaries(summary_step, record_summaries, in_step):
+        with root_name_scope(), self._summaries(record_summaries):
             spec, _ = self.traced(element)
-            if in_step:
+            if self._summaries_in_step:
                 tf.summary.scalar("loss", spec.loss)
         with tf.control_dependencies([spec.train_op]):
             return tf.identity(spec.loss)
 
-    def _summaries(self, step, record, in_step):
-        if not in_step:
+    def _summaries(self, record):
+        if not self._summaries_in_step:
             return tf.summary.record_if(False)
+        # Estimator wrote summaries with the step value after the step.
+        step = self.traced.global_step.read_value() + 1
         return _SummaryScope(self._writer, step, record)
 
     def _write_loss_summary(self, first_step, first_loss, record):
         """The ``loss`` summary of a step whose model_fn writes no summaries."""
-        if self._writer is None or self.traced.blueprint.writes_summaries:
+        if self._writer is None or self._summaries_in_step:
             return
         with self._writer.as_default(step=first_step + 1), tf.summary.record_if(record):
             tf.summary.scalar("loss", first_loss)
