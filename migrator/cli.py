@@ -111,16 +111,25 @@ def _run(files: list[Path], enabled: frozenset[str], jobs: int) -> list[FileResu
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             mapped = pool.map(
-                migrate_file,
+                _migrate_in_worker,
                 [path for _, path, _ in candidates],
                 [enabled] * len(candidates),
                 [data for _, _, data in candidates],
-                chunksize=4,
+                chunksize=max(1, len(candidates) // (jobs * 4)),
             )
             done = list(_progress(mapped, candidates))
+        for (_, _, data), result in zip(candidates, done, strict=True):
+            result.original = data  # not sent back from the worker
     for (index, _, _), result in zip(candidates, done, strict=True):
         results[index] = result
     return results
+
+
+def _migrate_in_worker(path: Path, enabled: frozenset[str], data: bytes) -> FileResult:
+    """migrate_file, returning only what the parent does not already have."""
+    result = migrate_file(path, enabled, data)
+    result.original = b""
+    return result
 
 
 def _progress(iterable, files):

@@ -31,14 +31,16 @@ class FileResult:
     path: Path
     original: bytes = b""
     migrated: bytes | None = None  # None: nothing to change
-    old_text: str = ""
-    new_text: str = ""
     diagnostics: list[Diagnostic] = dataclasses.field(default_factory=list)
     error: str | None = None  # set when the file could not be read or parsed
 
     @property
     def changed(self) -> bool:
         return self.migrated is not None
+
+    def texts(self) -> tuple[str, str]:
+        """The file's text before and after (decoded again: workers send bytes only)."""
+        return decode(self.original).text, decode(self.migrated or self.original).text
 
 
 def discover(paths: Iterable[Path], *, exclude: Iterable[str] = ()) -> list[Path]:
@@ -110,7 +112,6 @@ def migrate_file(path: Path, enabled: frozenset[str], data: bytes | None = None)
         )
         return result
     result.diagnostics.extend(diagnostics)
-    result.old_text, result.new_text = source.text, new_text
     if new_text != source.text:
         result.migrated = source.encode(new_text)
     return result

@@ -22,10 +22,11 @@ FORMATS = {".json": None, ".md": "report.md.j2", ".html": "report.html.j2"}
 
 
 def unified_diff(result: FileResult) -> str:
+    old, new = result.texts()
     return "".join(
         difflib.unified_diff(
-            result.old_text.splitlines(keepends=True),
-            result.new_text.splitlines(keepends=True),
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
             fromfile=f"a/{result.path.as_posix().lstrip('/')}",
             tofile=f"b/{result.path.as_posix().lstrip('/')}",
         )
