@@ -143,14 +143,22 @@ def _progress(iterable, files):
 
 def _write_copy(paths: list[Path], results: list[FileResult], out: Path) -> None:
     """Mirrors each PATH under ``out`` (all files, modes kept), migrated files replaced."""
-    migrated = {r.path.resolve(): r.migrated for r in results if r.changed}
+    changed = [r for r in results if r.changed]
     for root in paths:
-        target_root = out / root.resolve().name
-        sources = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
-        for source in sources:
-            relative = source.relative_to(root) if root.is_dir() else Path(source.name)
-            target = (target_root if root.is_dir() else out) / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-            if source.resolve() in migrated:
-                write_atomically(target, migrated[source.resolve()])
+        if root.is_file():
+            out.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root, out / root.name)
+            target_of = {root.resolve(): out / root.name}
+        else:
+            target_root = out / root.resolve().name
+            shutil.copytree(root, target_root, dirs_exist_ok=True)
+            base = root.resolve()
+            target_of = {
+                r.path.resolve(): target_root / r.path.resolve().relative_to(base)
+                for r in changed
+                if r.path.resolve().is_relative_to(base)
+            }
+        for result in changed:
+            target = target_of.get(result.path.resolve())
+            if target is not None:
+                write_atomically(target, result.migrated)
