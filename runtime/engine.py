@@ -156,7 +156,7 @@ class Estimator:
                 programs=programs,
                 iterator=iterator,
                 store=self._store,
-                hooks=HookDriver(plan.user_hooks, global_step=self._store.global_step),
+                hooks=HookDriver(plan.user_hooks, store=self._store),
                 checkpoint_writer=self._checkpoint_writer() if cadence else None,
                 summary_writer=summary_writer,
                 settings=TrainSettings(
@@ -205,9 +205,6 @@ class Estimator:
             )
         return checkpoint_path
 
-    def _read_variable(self, fetch):
-        return self._store[fetch.name].numpy()
-
     # -------------------------------------------------------------- evaluate
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         if steps is not None and steps <= 0:
@@ -244,7 +241,7 @@ class Estimator:
                     programs,
                     iterator,
                     steps,
-                    HookDriver(hooks, global_step=self._store.global_step),
+                    HookDriver(hooks, store=self._store),
                 )
             else:
                 remaining = steps if steps is not None else np.iinfo(np.int32).max
@@ -263,13 +260,13 @@ class Estimator:
         driver.after_create_session()
         done = 0
         while steps is None or done < steps:
-            names = driver.before_run(self._read_variable)
+            names = driver.before_run()
             try:
                 result = programs.step(iterator, names)
             except tf.errors.OutOfRangeError:
                 break
             done += 1
-            if driver.after_run(_numpy(result["fetched"])):
+            if driver.after_run(result["fetched"]):
                 break
         driver.end()
 
@@ -299,17 +296,17 @@ class Estimator:
                 with_spec_hooks(hooks, "prediction_hooks"),
                 lambda: program.step.get_concrete_function(iterator, ()),
             )
-        driver = HookDriver(hooks, global_step=self._store.global_step)
+        driver = HookDriver(hooks, store=self._store)
         driver.after_create_session()
         while True:
-            names = driver.before_run(self._read_variable) if driver else ()
+            names = driver.before_run() if driver else ()
             with self._store.serving(), self._graph_options():
                 try:
                     result = program.step(iterator, names)
                 except tf.errors.OutOfRangeError:
                     break
             predictions = predictions_lib.select_keys(_numpy(result["predictions"]), predict_keys)
-            stop = driver.after_run(_numpy(result["fetched"])) if driver else False
+            stop = driver.after_run(result["fetched"]) if driver else False
             yield from predictions_lib.examples(predictions, yield_single_examples)
             if stop:
                 break

@@ -43,31 +43,26 @@ class SessionUnavailable:
 class HookDriver:
     """Calls a list of hooks around each step, as MonitoredSession did."""
 
-    def __init__(self, hooks, *, global_step=None) -> None:
+    def __init__(self, hooks, *, store) -> None:
         self.hooks = list(hooks)
+        self._store = store  # where fetched variables are read
         self._pending: list[tuple] = []
         # Legacy hooks ran with the training graph as default graph, where
         # tf.compat.v1.train.get_global_step() found the step.
         self._graph = tf.Graph()
-        if global_step is not None:
-            self._graph.add_to_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP, global_step)
+        self._graph.add_to_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP, store.global_step)
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
-
-    def begin(self) -> None:
-        for hook in self.hooks:
-            hook.begin()
 
     def after_create_session(self) -> None:
         for hook in self.hooks:
             hook.after_create_session(SessionUnavailable(hook), None)
 
-    def before_run(self, variable_value) -> tuple[str, ...]:
+    def before_run(self) -> tuple[str, ...]:
         """Asks every hook for its fetches; returns the tensor names the step must output.
 
-        Variables are read now, before the step, as a TF1 session read them
-        (``variable_value(VariableFetch)`` returns the value).
+        Variables are read now, before the step, as a TF1 session read them.
         """
         self._context = SessionRunContext(
             original_args=SessionRunArgs(fetches=None), session=SessionUnavailable(self)
@@ -87,13 +82,16 @@ class HookDriver:
                 fetches = tf.nest.map_structure(_fetch_key, args.fetches)
                 names.update(k for k in tf.nest.flatten(fetches) if isinstance(k, str))
                 fetches = tf.nest.map_structure(
-                    lambda k: k if isinstance(k, str) else _Value(variable_value(k)), fetches
+                    lambda k: k if isinstance(k, str) else _Value(self._store[k.name].numpy()),
+                    fetches,
                 )
             self._pending.append((hook, fetches))
         return tuple(sorted(names))
 
     def after_run(self, fetched: dict) -> bool:
-        """Hands each hook its values; returns True when a hook requested a stop."""
+        """Hands each hook its values (``fetched``: the step's output tensors by name);
+        returns True when a hook requested a stop."""
+        fetched = {name: tensor.numpy() for name, tensor in fetched.items()}
         for hook, fetches in self._pending:
             results = None
             if fetches is not None:
@@ -140,7 +138,7 @@ class _Value:
 
 
 class VariableFetch:
-    """A fetch that names a variable: read after the step instead of traced."""
+    """A fetch that names a variable: read before the step instead of traced."""
 
     def __init__(self, name: str) -> None:
         self.name = name

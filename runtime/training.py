@@ -18,7 +18,7 @@ import tensorflow as tf
 
 from runtime.cadence import Cadence
 from runtime.checkpoints import CheckpointWriter
-from runtime.hooks import HookDriver, VariableFetch
+from runtime.hooks import HookDriver
 from runtime.steps import TrainPrograms
 
 log = logging.getLogger("runtime")
@@ -119,7 +119,7 @@ class TrainController:
     def _run_hooked_step(self) -> bool:
         step = self._global_step()
         record = self._record_summary_now(step)
-        names = self._hooks.before_run(self._read_variable)
+        names = self._hooks.before_run()
         try:
             result = self._programs.step(self._iterator, tf.constant(record), names)
         except tf.errors.OutOfRangeError:
@@ -128,12 +128,8 @@ class TrainController:
             self._summaries.mark(step + 1)
         loss = result["loss"].numpy()
         self._after_steps(np.asarray([loss]))
-        fetched = {name: value.numpy() for name, value in result["fetched"].items()}
-        stop = self._hooks.after_run(fetched)
+        stop = self._hooks.after_run(result["fetched"])
         return stop or self._reached_last_step()
-
-    def _read_variable(self, fetch: VariableFetch):
-        return self._store[fetch.name].numpy()
 
     def _reached_last_step(self) -> bool:
         last = self._settings.last_step
