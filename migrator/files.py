@@ -75,14 +75,14 @@ def read_candidate(path: Path) -> tuple[FileResult | None, bytes]:
     return None, data
 
 
-def migrate_file(path: Path, enabled: frozenset[str], data: bytes | None = None) -> FileResult:
-    """Migrates one file (read from disk unless ``data`` is given); never writes."""
-    result = FileResult(path)
+def migrate_file(path: Path, enabled: frozenset[str], data: bytes) -> FileResult:
+    """Migrates one file's contents (``data``, as read by :func:`read_candidate`);
+    never writes."""
+    result = FileResult(path, original=data)
     try:
-        result.original = path.read_bytes() if data is None else data
-        source = decode(result.original)
-    except (OSError, UnicodeDecodeError, LookupError) as error:
-        result.error = f"cannot read: {error}"
+        source = decode(data)
+    except (UnicodeDecodeError, LookupError) as error:
+        result.error = f"cannot decode: {error}"
         return result
     try:
         if path.suffix == ".ipynb":
