@@ -10,7 +10,15 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from runtime import checkpoints, discovery, eval_summaries, seeds, session_config, warm_start
+from runtime import (
+    checkpoints,
+    discovery,
+    eval_summaries,
+    saved_model_export,
+    seeds,
+    session_config,
+    warm_start,
+)
 from runtime import predictions as predictions_lib
 from runtime.cadence import Cadence
 from runtime.checkpoints import CheckpointWriter
@@ -311,6 +319,84 @@ class Estimator:
             if stop:
                 break
         driver.end()
+
+    # ---------------------------------------------------------------- export
+    def export_saved_model(
+        self,
+        export_dir_base,
+        serving_input_receiver_fn,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+        experimental_mode=ModeKeys.PREDICT,
+    ) -> bytes:
+        if not serving_input_receiver_fn:
+            raise ValueError("An input_receiver_fn must be defined.")
+        return self._export(
+            export_dir_base,
+            {experimental_mode: serving_input_receiver_fn},
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+        )
+
+    def export_savedmodel(
+        self,
+        export_dir_base,
+        serving_input_receiver_fn,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+        strip_default_attrs=False,
+    ) -> bytes:
+        """The TF1 name of :meth:`export_saved_model` (PREDICT only)."""
+        if not serving_input_receiver_fn:
+            raise ValueError("An input_receiver_fn must be defined.")
+        return self._export(
+            export_dir_base,
+            {ModeKeys.PREDICT: serving_input_receiver_fn},
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+            strip_default_attrs=strip_default_attrs,
+        )
+
+    def experimental_export_all_saved_models(
+        self,
+        export_dir_base,
+        input_receiver_fn_map,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+    ) -> bytes:
+        return self._export(
+            export_dir_base,
+            input_receiver_fn_map,
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+        )
+
+    def _export(self, export_dir_base, receiver_fns, *, checkpoint_path, **options) -> bytes:
+        checkpoint_path = saved_model_export.checkpoint_to_export(
+            checkpoint_path,
+            latest=self.latest_checkpoint(),
+            warm_start=self._warm_start,
+            model_dir=self._model_dir,
+        )
+        return saved_model_export.export_all_saved_models(
+            export_dir_base,
+            receiver_fns,
+            checkpoint_path=checkpoint_path,
+            call_model_fn=self._export_caller(),
+            random_seed=self._config.tf_random_seed,
+            session_config=self._config.session_config,
+            **options,
+        )
+
+    def _export_caller(self) -> ModelFnCaller:
+        """How model_fn is called for export (TPUEstimator drops the batch size)."""
+        return self._caller()
 
     # ---------------------------------------------------------------- shared
     def _prepare(self, mode: str, input_fn, checkpoint_path):

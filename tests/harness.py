@@ -28,6 +28,7 @@ class Trace:
 
     data: dict
     arrays: dict
+    out: Path  # the run's output directory (exports live under it)
 
     @classmethod
     def load(cls, out: Path) -> Trace:
@@ -35,7 +36,7 @@ class Trace:
             data = json.load(f)
         with np.load(out / "arrays.npz") as npz:
             arrays = {key: npz[key] for key in npz.files}
-        return cls(data, arrays)
+        return cls(data, arrays, out)
 
 
 def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600) -> Trace:

@@ -19,6 +19,7 @@ Session gives different losses), so an exception that stops being needed fails.
 import numpy as np
 import pytest
 from harness import FIXTURES, assert_bit_identical, assert_close, run_sides
+from saved_model_compare import assert_exports_equal
 
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "legacy.py").exists())
 
@@ -73,6 +74,8 @@ def test_migrated_program_reproduces_legacy(case, tmp_path):
     shift_summary_steps(migrated, case)
     if case not in KERNEL_DRIFT:
         assert_bit_identical(legacy, migrated)
+        if legacy.data["exports"]:
+            assert_exports_equal(legacy, migrated)
         return
     assert traces["legacy_reference"].data["losses"] != reference.data["losses"], (
         f"{case} no longer shows kernel drift between TF 2.15 and 2.21; remove it from KERNEL_DRIFT"

@@ -273,8 +273,70 @@ def input_rows():
     }
 
 
+def receiver_rows():
+    export = estimator.export
+
+    def string_input():
+        return tf.compat.v1.placeholder(tf.string, [None], name="examples")
+
+    def floats():
+        return tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
+
+    def keys(receiver):
+        return [sorted(map(str, receiver.features)), sorted(receiver.receiver_tensors)]
+
+    return {
+        "receiver single feature and input": lambda: keys(
+            export.ServingInputReceiver(floats(), string_input())
+        ),
+        "receiver features None": lambda: export.ServingInputReceiver(None, string_input()),
+        "receiver receiver_tensors None": lambda: export.ServingInputReceiver(floats(), None),
+        "receiver feature not a tensor": lambda: export.ServingInputReceiver(
+            {"x": [1.0]}, string_input()
+        ),
+        "receiver feature key not str or int": lambda: export.ServingInputReceiver(
+            {1.5: floats()}, string_input()
+        ),
+        "receiver int feature key": lambda: keys(
+            export.ServingInputReceiver({1: floats()}, string_input())
+        ),
+        "receiver int receiver_tensors key": lambda: export.ServingInputReceiver(
+            floats(), {1: string_input()}
+        ),
+        "receiver alternatives not a dict": lambda: export.ServingInputReceiver(
+            floats(), string_input(), receiver_tensors_alternatives=[floats()]
+        ),
+        "receiver alternative single tensor": lambda: sorted(
+            export.ServingInputReceiver(
+                floats(), string_input(), receiver_tensors_alternatives={"raw": floats()}
+            ).receiver_tensors_alternatives["raw"]
+        ),
+        "tensor receiver features None": lambda: export.TensorServingInputReceiver(
+            None, string_input()
+        ),
+        "tensor receiver features a dict": lambda: export.TensorServingInputReceiver(
+            {"x": floats()}, string_input()
+        ),
+        "tensor receiver passes the tensor": lambda: (
+            export.TensorServingInputReceiver(floats(), string_input()).features.name
+        ),
+        "raw receiver placeholder shape": lambda: str(
+            export.build_raw_serving_input_receiver_fn(
+                {"x": tf.zeros([3, 5, 2])}, default_batch_size=4
+            )()
+            .features["x"]
+            .shape
+        ),
+        "parsing receiver inputs": lambda: keys(
+            export.build_parsing_serving_input_receiver_fn(
+                {"x": tf.io.FixedLenFeature([2], tf.float32)}
+            )()
+        ),
+    }
+
+
 def main():
-    rows = {**spec_rows(), **config_rows(), **tf_config_rows(), **input_rows()}
+    rows = {**spec_rows(), **config_rows(), **tf_config_rows(), **input_rows(), **receiver_rows()}
     print(json.dumps({name: outcome(build) for name, build in rows.items()}, indent=1))
 
 

@@ -9,13 +9,14 @@ scaffold_fn called once per graph).
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from runtime.engine import Estimator
 from runtime.estimator.tpu.tpu_config import RunConfig, parse_iterations_per_loop
 from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
 from runtime.mode_keys import ModeKeys
-from runtime.model_fn_call import call_input_fn, fn_args, verify_model_fn_args
+from runtime.model_fn_call import ModelFnCaller, call_input_fn, fn_args, verify_model_fn_args
 
 log = logging.getLogger("runtime")
 
@@ -78,6 +79,8 @@ class TPUEstimator(Estimator):
             ModeKeys.PREDICT: predict_batch_size,
         }
         self.use_tpu = use_tpu
+        self._export_to_cpu = export_to_cpu
+        self._export_to_tpu = export_to_tpu
         if use_tpu:
             log.warning(
                 "TPUEstimator(use_tpu=True): no TPU here; running on CPU/GPU with "
@@ -91,15 +94,16 @@ class TPUEstimator(Estimator):
             warm_start_from=warm_start_from,
         )
 
-    def _model_fn_on_cpu(self, features, labels, mode, config, params):
-        """The user's model_fn, called as TPUEstimator called it on CPU."""
+    def _model_fn_on_cpu(self, features, labels, mode, config, params, *, exporting=False):
+        """The user's model_fn, called as TPUEstimator called it on CPU (for export
+        without ``params["batch_size"]``: serving batches have any size)."""
         args = fn_args(self._tpu_model_fn)
         if "params" not in args:
             raise ValueError(
                 f"model_fn ({self._tpu_model_fn}) does not include params argument, required by "
                 "TPUEstimator to pass batch size as params['batch_size']"
             )
-        params = self._with_batch_size(params, mode)
+        params = dict(params) if exporting else self._with_batch_size(params, mode)
         params["use_tpu"] = False
         kwargs = {"params": params}
         if "labels" in args:
@@ -114,6 +118,25 @@ class TPUEstimator(Estimator):
         if isinstance(spec, TPUEstimatorSpec):
             return spec.as_estimator_spec()
         return spec
+
+    def _export_caller(self) -> ModelFnCaller:
+        if not self._export_to_cpu and not self._export_to_tpu:
+            raise ValueError("One of export_to_cpu and export_to_tpu must be true.")
+        if not self._export_to_cpu:
+            raise ValueError(
+                "TPUEstimator(export_to_cpu=False) exports only the TPU inference graph "
+                "(tags serve, tpu), which needs a TPU to build; set export_to_cpu=True."
+            )
+        if self._export_to_tpu:
+            log.warning(
+                "TPUEstimator(export_to_tpu=True): the runtime exports the CPU serving "
+                "graph (tag serve) only, not the TPU inference graph (tags serve, tpu)."
+            )
+        return ModelFnCaller(
+            functools.partial(self._model_fn_on_cpu, exporting=True),
+            params=self._params,
+            config=self.config,
+        )
 
     def _call_input_fn(self, input_fn, mode: str):
         if "params" not in fn_args(input_fn):
