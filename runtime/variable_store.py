@@ -24,10 +24,16 @@ class VariableStore:
         self._records: dict[str, VariableRecord] = {}
         self._pending: Iterator[VariableRecord] = iter(())
         self._what = "model_fn"
+        self._materializing = False
 
     def materialize(self, records: Sequence[VariableRecord]) -> list[str]:
-        """Creates the variables not seen before; returns their names."""
+        """Creates the variables not seen before; returns their names.
+
+        Also works while :meth:`serving` is active, e.g. for an evaluation that a
+        saving listener runs in the middle of training.
+        """
         new = [record for record in records if record.name not in self._variables]
+        self._materializing = True
         with self._strategy.scope():
             for record in new:
                 self._variables[record.name] = tf.Variable(
@@ -39,6 +45,7 @@ class VariableStore:
                     aggregation=record.aggregation,
                 )
                 self._records[record.name] = record
+        self._materializing = False
         return [record.name for record in new]
 
     def checkpoint_var_list(self) -> dict:
@@ -102,6 +109,8 @@ class VariableStore:
         self._what = what
 
     def _serve(self, next_creator, **kwargs):
+        if self._materializing:
+            return next_creator(**kwargs)
         record = next(self._pending, None)
         if record is None:
             raise RuntimeError(

@@ -142,7 +142,7 @@ def assert_bit_identical(legacy: Trace, migrated: Trace) -> None:
     )
     assert migrated.data.get("eval") == legacy.data.get("eval"), "evaluate() dict"
     assert migrated.data["variables"] == legacy.data["variables"], "variable names"
-    for key in ("checkpoints", "summaries", "eval_summaries", "extras"):
+    for key in ("checkpoints", "summaries", "eval_summaries", "extras", "exporter_versions"):
         assert migrated.data.get(key) == legacy.data.get(key), key
     assert sorted(migrated.arrays) == sorted(legacy.arrays)
     for key, expected in legacy.arrays.items():

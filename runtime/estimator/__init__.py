@@ -4,10 +4,12 @@ import tensorflow as tf
 
 from runtime.engine import Estimator
 from runtime.estimator import export, inputs
+from runtime.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
 from runtime.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from runtime.mode_keys import ModeKeys
 from runtime.run_config import RunConfig
 from runtime.spec import EstimatorSpec
+from runtime.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
 from runtime.warm_start import WarmStartSettings
 
 # Hooks and listeners are TensorFlow's own classes: model_fns create them and the
@@ -26,13 +28,18 @@ StopAtStepHook = tf.compat.v1.train.StopAtStepHook
 SummarySaverHook = tf.compat.v1.train.SummarySaverHook
 
 __all__ = [
+    "BestExporter",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "Estimator",
     "EstimatorSpec",
+    "EvalSpec",
+    "Exporter",
     "FeedFnHook",
+    "FinalExporter",
     "FinalOpsHook",
     "GlobalStepWaiterHook",
+    "LatestExporter",
     "LoggingTensorHook",
     "ModeKeys",
     "NanLossDuringTrainingError",
@@ -46,7 +53,9 @@ __all__ = [
     "StepCounterHook",
     "StopAtStepHook",
     "SummarySaverHook",
+    "TrainSpec",
     "WarmStartSettings",
     "export",
     "inputs",
+    "train_and_evaluate",
 ]
