@@ -37,6 +37,12 @@ def predict_input_fn():
     return tf.data.Dataset.from_tensor_slices({"x": X[:10]}).batch(4)
 
 
+def raw_receiver_fn():
+    """Serving input for linear_model_fn: the features fed as they are."""
+    features = {"x": tf.constant(X[:1])}
+    return estimator.export.build_raw_serving_input_receiver_fn(features)()
+
+
 def make(model_dir, params=None, **config):
     config.setdefault("tf_random_seed", 1)
     return estimator.Estimator(

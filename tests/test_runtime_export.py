@@ -7,17 +7,11 @@ import os
 import numpy as np
 import pytest
 import tensorflow as tf
-from runtime_models import X, linear_model_fn, make, train_input_fn
+from runtime_models import X, linear_model_fn, make, raw_receiver_fn, train_input_fn
 from saved_model_compare import signature_layout
 
 from runtime import estimator
 from runtime.estimator import tpu
-
-RAW_FEATURES = {"x": tf.constant(X[:1])}
-
-
-def raw_receiver_fn():
-    return estimator.export.build_raw_serving_input_receiver_fn(RAW_FEATURES)()
 
 
 def supervised_receiver_fn():

@@ -6,7 +6,14 @@ import json
 import os
 
 import pytest
-from runtime_models import event_scalars, finite_input_fn, make, predict_input_fn, train_input_fn
+from runtime_models import (
+    event_scalars,
+    finite_input_fn,
+    make,
+    predict_input_fn,
+    raw_receiver_fn,
+    train_input_fn,
+)
 
 from runtime import estimator
 
@@ -71,12 +78,6 @@ def test_cluster_training_roles_say_what_to_change(tmp_path, monkeypatch):
 
 
 def test_latest_exporter_keeps_the_newest_exports(tmp_path):
-    import tensorflow as tf
-    from runtime_models import X
-
-    def serving_fn():
-        return estimator.export.build_raw_serving_input_receiver_fn({"x": tf.constant(X[:1])})()
-
     est = make(tmp_path / "model", save_checkpoints_steps=5)
     _, exports = estimator.train_and_evaluate(
         est,
@@ -85,7 +86,7 @@ def test_latest_exporter_keeps_the_newest_exports(tmp_path):
             finite_input_fn,
             throttle_secs=0,
             start_delay_secs=0,
-            exporters=estimator.LatestExporter("latest", serving_fn, exports_to_keep=2),
+            exporters=estimator.LatestExporter("latest", raw_receiver_fn, exports_to_keep=2),
         ),
     )
     kept = sorted(os.listdir(tmp_path / "model" / "export" / "latest"))
