@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -17,6 +19,7 @@ from runtime import (
     saved_model_export,
     seeds,
     session_config,
+    strategy_selection,
     warm_start,
 )
 from runtime import predictions as predictions_lib
@@ -24,8 +27,10 @@ from runtime.cadence import Cadence
 from runtime.checkpoints import CheckpointWriter
 from runtime.hook_plan import HookPlan, begin_all, with_spec_hooks
 from runtime.hooks import HookDriver
+from runtime.input_pipeline import InputPipeline
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
+from runtime.replication import Replication
 from runtime.run_config import RunConfig, TaskType
 from runtime.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
 from runtime.training import TrainController, TrainSettings
@@ -61,8 +66,15 @@ class Estimator:
         self._model_dir = model_dir
         self._params = copy.deepcopy(params or {})
         self._warm_start = warm_start.settings_from(warm_start_from)
-        self._strategy = config.train_distribute or tf.distribute.get_strategy()
-        self._store = VariableStore(self._strategy)
+        self._replications = {
+            ModeKeys.TRAIN: Replication(strategy_selection.training_strategy(config)),
+            ModeKeys.EVAL: Replication(config.eval_distribute),
+            ModeKeys.PREDICT: Replication(),  # Estimator predicted on one device
+        }
+        self._store = VariableStore(
+            self._replications[ModeKeys.TRAIN].strategy,
+            local_strategy=self._replications[ModeKeys.EVAL].strategy,
+        )
 
     @property
     def model_dir(self) -> str:
@@ -121,25 +133,64 @@ class Estimator:
         if max_steps is not None and start >= max_steps:
             log.info("Skipping training since max_steps has already saved.")
             return self
-        with self._graph_options():
+        with self._graph_options(), self._training_output_dir() as output_dir:
             self._train(
-                input_fn, list(hooks or []), latest, start, steps, max_steps, saving_listeners
+                input_fn,
+                list(hooks or []),
+                latest,
+                start,
+                steps,
+                max_steps,
+                saving_listeners,
+                output_dir,
             )
         return self
+
+    @contextlib.contextmanager
+    def _training_output_dir(self):
+        """Where this process writes checkpoints and summaries while training.
+
+        Under MultiWorkerMirroredStrategy every worker saves (saving reads
+        variables, which can take part in collectives), but only the chief's
+        files land in model_dir; the others write to a scratch directory that is
+        removed afterwards.
+        """
+        strategy = self._replications[ModeKeys.TRAIN].strategy
+        if not strategy_selection.is_multi_worker(strategy):
+            yield self._model_dir
+            return
+        if not self._config.save_checkpoints_steps:
+            raise ValueError(
+                "Training on several workers (MultiWorkerMirroredStrategy) saves checkpoints "
+                "on every worker at the same global steps; set "
+                "RunConfig(save_checkpoints_steps=N) instead of save_checkpoints_secs, "
+                "which the workers' clocks would disagree on."
+            )
+        if self._config.is_chief:
+            yield self._model_dir
+            return
+        scratch = tempfile.mkdtemp(prefix=f"runtime-worker{self._config.task_id}-")
+        try:
+            yield scratch
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def _graph_options(self):
         return session_config.estimator_graph_options(self._config.session_config)
 
-    def _train(self, input_fn, hooks, latest, start, steps, max_steps, saving_listeners) -> None:
-        tf.io.gfile.makedirs(self._model_dir)
-        blueprint, iterator = self._prepare(ModeKeys.TRAIN, input_fn, latest)
-        summary_writer = tf.summary.create_file_writer(self._model_dir)
+    def _train(
+        self, input_fn, hooks, latest, start, steps, max_steps, saving_listeners, output_dir
+    ) -> None:
+        tf.io.gfile.makedirs(output_dir)
+        blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest)
+        iterator = pipeline.iterator
+        summary_writer = tf.summary.create_file_writer(output_dir)
         programs = TrainPrograms(
             self._traced(blueprint),
             summary_writer=summary_writer,
-            infinite_input=_is_infinite(iterator),
+            infinite_input=pipeline.infinite,
         )
-        with self._store.serving():
+        with self._replications[ModeKeys.TRAIN].scope(), self._store.serving():
             plan = HookPlan(user_hooks=[], listeners=list(saving_listeners or []))
 
             def begin(spec):
@@ -165,7 +216,7 @@ class Estimator:
                 iterator=iterator,
                 store=self._store,
                 hooks=HookDriver(plan.user_hooks, store=self._store),
-                checkpoint_writer=self._checkpoint_writer() if cadence else None,
+                checkpoint_writer=self._checkpoint_writer(output_dir) if cadence else None,
                 summary_writer=summary_writer,
                 settings=TrainSettings(
                     last_step=last_step,
@@ -185,9 +236,9 @@ class Estimator:
             return None
         return Cadence(steps=steps, secs=secs)
 
-    def _checkpoint_writer(self) -> CheckpointWriter:
+    def _checkpoint_writer(self, directory: str) -> CheckpointWriter:
         return CheckpointWriter(
-            self._model_dir,
+            directory,
             self._store,
             max_to_keep=self._config.keep_checkpoint_max,
             keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
@@ -232,12 +283,13 @@ class Estimator:
         return values
 
     def _evaluate(self, input_fn, steps, hooks, checkpoint_path) -> dict:
-        blueprint, iterator = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
+        blueprint, pipeline = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
+        iterator = pipeline.iterator
         metric_names = [record.name for record in blueprint.variables if record.is_local]
         self._store.reset(metric_names)
-        programs = EvalPrograms(self._traced(blueprint), iterator.element_spec)
+        programs = EvalPrograms(self._traced(blueprint), pipeline.element_spec)
         hooks = list(hooks or [])
-        with self._store.serving():
+        with self._replications[ModeKeys.EVAL].scope(), self._store.serving():
             self._trace_hooks(
                 programs.traced,
                 hooks,
@@ -294,7 +346,8 @@ class Estimator:
         yield_single_examples=True,
     ):
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
-        blueprint, iterator = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
+        blueprint, pipeline = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
+        iterator = pipeline.iterator
         program = PredictProgram(self._traced(blueprint))
         hooks = list(hooks or [])
         with self._store.serving(), self._graph_options():
@@ -402,9 +455,11 @@ class Estimator:
     def _prepare(self, mode: str, input_fn, checkpoint_path):
         """Discovers the graph for ``mode``, sets variable values, opens the input."""
         call_model_fn = self._caller()
+        replication = self._replications[mode]
+        input_context = replication.input_context()
         blueprint = discovery.discover(
             mode,
-            input_fn_result=lambda: self._call_input_fn(input_fn, mode),
+            input_fn_result=lambda: self._call_input_fn(input_fn, mode, input_context),
             call_model_fn=call_model_fn,
             random_seed=self._config.tf_random_seed,
         )
@@ -424,20 +479,29 @@ class Estimator:
             self._store.reset([record.name for record in records])
             if self._warm_start is not None:
                 warm_start.apply(self._warm_start, self._store)
-        with seeds.replaying(list(blueprint.input_seeds), what="input_fn"):
-            result = self._call_input_fn(input_fn, mode)
-        dataset = _as_dataset(result)
-        return blueprint, iter(dataset)
 
-    def _call_input_fn(self, input_fn, mode: str):
+        def open_dataset(context=None) -> tf.data.Dataset:
+            with seeds.replaying(list(blueprint.input_seeds), what="input_fn"):
+                return _as_dataset(self._call_input_fn(input_fn, mode, context))
+
+        return blueprint, InputPipeline.open(open_dataset, replication)
+
+    def _call_input_fn(self, input_fn, mode: str, input_context=None):
         """Calls the user's input_fn (TPUEstimator adds params["batch_size"])."""
-        return call_input_fn(input_fn, mode, params=self._params, config=self._config)
+        return call_input_fn(
+            input_fn, mode, params=self._params, config=self._config, input_context=input_context
+        )
 
     def _caller(self) -> ModelFnCaller:
         return ModelFnCaller(self._model_fn, params=self._params, config=self.config)
 
     def _traced(self, blueprint) -> TracedModel:
-        return TracedModel(call_model_fn=self._caller(), store=self._store, blueprint=blueprint)
+        return TracedModel(
+            call_model_fn=self._caller(),
+            store=self._store,
+            blueprint=blueprint,
+            replication=self._replications[blueprint.mode],
+        )
 
 
 def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
@@ -452,10 +516,6 @@ def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
         else:
             candidates.append(start + stop_at._num_steps)
     return min(candidates) if candidates else None
-
-
-def _is_infinite(iterator) -> bool:
-    return int(iterator._dataset.cardinality()) == tf.data.INFINITE_CARDINALITY
 
 
 def _as_dataset(result) -> tf.data.Dataset:

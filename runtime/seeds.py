@@ -14,6 +14,8 @@ from collections.abc import Iterator
 
 from tensorflow.python.framework import random_seed
 
+from runtime.replication import replica_index
+
 Seeds = tuple
 
 
@@ -41,13 +43,15 @@ def recording(into: list[Seeds], *, skip_while: callable = lambda: False) -> Ite
 
 @contextlib.contextmanager
 def replaying(seeds: list[Seeds], *, what: str) -> Iterator[None]:
-    """Hands out ``seeds`` in order instead of deriving new ones."""
+    """Hands out ``seeds`` in order instead of deriving new ones (to every
+    replica's model_fn call from the start, as each replica of a legacy
+    distributed graph drew the same op seeds)."""
     original = random_seed.get_seed
-    remaining = iter(seeds)
+    remaining: dict[int, Iterator[Seeds]] = {}
 
     def get_seed(op_seed):
         try:
-            return next(remaining)
+            return next(remaining.setdefault(replica_index(), iter(seeds)))
         except StopIteration:
             raise RuntimeError(
                 f"{what} asked for more random seeds while tracing than it did while "

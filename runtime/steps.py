@@ -18,17 +18,27 @@ from runtime import graph_collections, seeds
 from runtime.discovery import Blueprint
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, split_features_labels
+from runtime.replication import Replication, replica_index
 from runtime.spec import LOSS_METRIC_KEY, EstimatorSpec
 from runtime.variable_store import VariableStore
 
 
 class TracedModel:
-    """Calls model_fn inside a trace exactly as the discovery graph saw it."""
+    """Calls model_fn inside a trace exactly as the discovery graph saw it, in
+    every replica of its :class:`Replication`."""
 
-    def __init__(self, *, call_model_fn: ModelFnCaller, store: VariableStore, blueprint: Blueprint):
+    def __init__(
+        self,
+        *,
+        call_model_fn: ModelFnCaller,
+        store: VariableStore,
+        blueprint: Blueprint,
+        replication: Replication | None = None,
+    ):
         self._call_model_fn = call_model_fn
         self._store = store
         self.blueprint = blueprint
+        self.replication = replication or Replication()
         # on_next_trace(spec) runs once, right after model_fn in the next trace, in
         # the same graph state (where hooks' begin() must run).
         self.on_next_trace = None
@@ -42,23 +52,37 @@ class TracedModel:
     def global_step(self) -> tf.Variable:
         return self._store.global_step
 
-    def __call__(self, element) -> tuple[EstimatorSpec, dict]:
-        """Returns the spec and, in EVAL, the metric dict with Estimator's ``loss`` mean added."""
+    def run(self, element, replica_fn):
+        """``replica_fn(spec, metrics)`` in every replica, after model_fn built
+        ``spec`` (and, in EVAL, ``metrics``: the eval_metric_ops plus Estimator's
+        ``loss`` mean) from that replica's part of ``element``.
+
+        The process-wide patches are entered once, here, around all replicas:
+        replica threads interleave, so entering them per replica would restore
+        them out of order.
+        """
         mode = self.blueprint.mode
-        features, labels = split_features_labels(element)
-        if mode == ModeKeys.PREDICT:
-            labels = None
-        self._store.expect(self.blueprint.variables, what=f"model_fn({mode})")
         # The store's creator must be the innermost one in the traced graph, above
-        # tf.function's own variable-capturing creator.
+        # tf.function's own variable-capturing creator (and below the replica
+        # threads' creator that hands replica 0's variables to the others).
         with (
-            root_name_scope(),
             graph_collections.fresh_collections(),
             self._store.serving(),
             seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
             initializers_already_applied(),
             summary_writers_kept(self.summary_writers),
         ):
+            return self.replication.run(lambda part: replica_fn(*self._call(part)), element)
+
+    def _call(self, element) -> tuple[EstimatorSpec, dict]:
+        mode = self.blueprint.mode
+        features, labels = split_features_labels(element)
+        if mode == ModeKeys.PREDICT:
+            labels = None
+        first_replica = replica_index() == 0
+        if first_replica:
+            self._store.expect(self.blueprint.variables, what=f"model_fn({mode})")
+        with root_name_scope():
             self._store.register_global_step()
             spec = self._call_model_fn(features, labels, mode)
             metrics = {}
@@ -72,9 +96,10 @@ class TracedModel:
                 metrics[LOSS_METRIC_KEY] = tf.compat.v1.metrics.mean(spec.loss)
             if mode == ModeKeys.TRAIN:
                 tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
-            callback, self.on_next_trace = self.on_next_trace, None
-            if callback is not None:
-                callback(spec)
+            if first_replica:
+                callback, self.on_next_trace = self.on_next_trace, None
+                if callback is not None:
+                    callback(spec)
         return spec, metrics
 
 
@@ -137,18 +162,19 @@ class TrainPrograms:
         self.step = tf.function(self._step, autograph=False)
 
     def _train_step(self, element, record_summaries):
-        """One legacy ``session.run([train_op, loss])``; returns the loss.
+        """One legacy ``session.run([train_op, loss])``; returns the loss
+        (reduced across replicas as the Estimator reported it).
 
         model_fn's own summaries are written inside the step; when it has none,
         the step carries no summary ops at all and the caller writes ``loss``
         (see :meth:`_write_loss_summary`), which keeps the loop body small.
         """
         with root_name_scope(), self._summaries(record_summaries):
-            spec, _ = self.traced(element)
+            per_replica = self.traced.run(element, _loss_after_train_op)
+            loss = self.traced.replication.reduce_loss(per_replica)
             if self._summaries_in_step:
-                tf.summary.scalar("loss", spec.loss)
-        with tf.control_dependencies([spec.train_op]):
-            return tf.identity(spec.loss)
+                tf.summary.scalar("loss", loss)
+        return loss
 
     def _summaries(self, record):
         if not self._summaries_in_step:
@@ -207,6 +233,11 @@ class TrainPrograms:
         return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
 
 
+def _loss_after_train_op(spec: EstimatorSpec, metrics: dict):
+    with tf.control_dependencies([spec.train_op]):
+        return tf.identity(spec.loss)
+
+
 def fetch_by_name(names, *, after) -> dict:
     """The graph elements ``names`` as step outputs (an op fetches as 0), read
     after ``after`` so hooks see the values of the step they asked about."""
@@ -252,9 +283,9 @@ class EvalPrograms:
         return {"fetched": fetch_by_name(fetch_names, after=update)}
 
     def _update(self, element):
-        _, metrics = self.traced(element)
-        updates = [update for _, (_, update) in sorted(metrics.items())]
-        return tf.group(*updates)
+        """The metric updates of one batch, in every replica, as one op."""
+        done = self.traced.run(element, _after_updates)
+        return tf.group(self.traced.replication.local_results(done))
 
     def _loop(self, iterator, num_steps):
         def cond(i, exhausted):
@@ -285,11 +316,21 @@ class EvalPrograms:
 
         def build(*flat):
             element = tf.nest.pack_sequence_as(self._element_spec, list(flat))
-            _, metrics = self.traced(element)
-            return {name: value for name, (value, _) in metrics.items()}
+            values = self.traced.run(element, _metric_values)
+            return self.traced.replication.first_replica(values)
 
         wrapped = tf.compat.v1.wrap_function(build, signature=flat_specs)
         return wrapped.prune(feeds=[], fetches=wrapped.structured_outputs)
+
+
+def _after_updates(spec: EstimatorSpec, metrics: dict):
+    updates = [update for _, (_, update) in sorted(metrics.items())]
+    with tf.control_dependencies(updates):
+        return tf.constant(1)
+
+
+def _metric_values(spec: EstimatorSpec, metrics: dict) -> dict:
+    return {name: value for name, (value, _) in metrics.items()}
 
 
 class PredictProgram:
@@ -300,6 +341,6 @@ class PredictProgram:
         self.step = tf.function(self._step, autograph=False)
 
     def _step(self, iterator, fetch_names=()):
-        spec, _ = self.traced(iterator.get_next())
-        after = tf.group(tf.nest.flatten(spec.predictions))
-        return {"predictions": spec.predictions, "fetched": fetch_by_name(fetch_names, after=after)}
+        predictions = self.traced.run(iterator.get_next(), lambda spec, _: spec.predictions)
+        after = tf.group(tf.nest.flatten(predictions))
+        return {"predictions": predictions, "fetched": fetch_by_name(fetch_names, after=after)}

@@ -144,13 +144,24 @@ class _Evaluator:
         if not checkpoint or checkpoint == self._previous_checkpoint:
             log.info("No new checkpoint ready for evaluation.")
             return None, []
-        metrics = self._estimator.evaluate(
-            input_fn=self._eval_spec.input_fn,
-            steps=self._eval_spec.steps,
-            name=self._eval_spec.name,
-            checkpoint_path=checkpoint,
-            hooks=self._eval_spec.hooks,
-        )
+        try:
+            metrics = self._estimator.evaluate(
+                input_fn=self._eval_spec.input_fn,
+                steps=self._eval_spec.steps,
+                name=self._eval_spec.name,
+                checkpoint_path=checkpoint,
+                hooks=self._eval_spec.hooks,
+            )
+        except tf.errors.NotFoundError:
+            if tf.io.gfile.exists(checkpoint + ".index"):
+                raise
+            # An evaluator task races the chief, which prunes old checkpoints.
+            log.warning(
+                "Checkpoint %s was deleted (keep_checkpoint_max) before it could be "
+                "evaluated; the next one will be.",
+                checkpoint,
+            )
+            return None, []
         is_final = bool(self._max_steps) and metrics["global_step"] >= self._max_steps
         export_base = os.path.join(self._estimator.model_dir, "export")
         exports = [
@@ -231,11 +242,24 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
         return _run_evaluator(estimator, train_spec, eval_spec)
     if not config.cluster_spec:
         return _run_local(estimator, train_spec, eval_spec)
+    if config.task_type in (TaskType.CHIEF, TaskType.WORKER):
+        return _run_training_task(estimator, train_spec)
     raise ValueError(
-        f"train_and_evaluate: TF_CONFIG task type {config.task_type!r} in a cluster is not "
-        "supported by the runtime yet. Run locally (no TF_CONFIG cluster) or as the "
-        "`evaluator` task; for multi-worker training set "
-        "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy())."
+        f"train_and_evaluate: TF_CONFIG task type {config.task_type!r} is not run by the "
+        "runtime; the training tasks are `chief` and `worker` (synchronous, with "
+        "MultiWorkerMirroredStrategy) and evaluation runs in the `evaluator` task."
+    )
+
+
+def _run_training_task(estimator: Estimator, train_spec: TrainSpec) -> None:
+    """A ``chief`` or ``worker`` task: trains to ``max_steps`` together with the
+    other workers; evaluation is the ``evaluator`` task's job. Returns None, as
+    Estimator's distributed roles did."""
+    estimator.train(
+        input_fn=train_spec.input_fn,
+        max_steps=train_spec.max_steps,
+        hooks=list(train_spec.hooks),
+        saving_listeners=list(train_spec.saving_listeners),
     )
 
 

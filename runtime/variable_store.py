@@ -11,15 +11,26 @@ import tensorflow as tf
 from tensorflow.python.training.saving import saveable_object_util
 
 from runtime.discovery import VariableRecord
+from runtime.replication import assign_in_own_scope
 
 GLOBAL_STEP_NAME = "global_step"
 
 
 class VariableStore:
-    """Creates each discovered variable once and keeps it by name."""
+    """Creates each discovered variable once and keeps it by name.
 
-    def __init__(self, strategy: tf.distribute.Strategy) -> None:
+    Model variables are created under the training strategy, local (metric)
+    variables under the evaluation strategy.
+    """
+
+    def __init__(
+        self,
+        strategy: tf.distribute.Strategy,
+        *,
+        local_strategy: tf.distribute.Strategy | None = None,
+    ) -> None:
         self._strategy = strategy
+        self._local_strategy = local_strategy or strategy
         self._variables: dict[str, tf.Variable] = {}
         self._records: dict[str, VariableRecord] = {}
         self._pending: Iterator[VariableRecord] = iter(())
@@ -34,8 +45,9 @@ class VariableStore:
         """
         new = [record for record in records if record.name not in self._variables]
         self._materializing = True
-        with self._strategy.scope():
-            for record in new:
+        for record in new:
+            strategy = self._local_strategy if record.is_local else self._strategy
+            with strategy.scope():
                 self._variables[record.name] = tf.Variable(
                     initial_value=record.initial_value,
                     name=record.name,
@@ -52,15 +64,24 @@ class VariableStore:
         """``{checkpoint key: variable or list of partitions}``, as TF1's Saver keyed them."""
         var_list: dict = {}
         for name, record in self._records.items():
+            variable = self._variables[name]
+            if isinstance(variable, tf.distribute.DistributedValues):
+                # Mirrored: the primary copy; sync-on-read: the value reduced
+                # across replicas (what TF1's Saver saved for them).
+                (make_saveable,) = variable._gather_saveables_for_checkpoint().values()
+                if record.partition is None:
+                    var_list[name] = make_saveable(name=name)
+                    continue
+                variable = variable._primary
             if record.partition is None:
-                var_list[name] = self._variables[name]
+                var_list[name] = variable
             else:
                 # A saveable per slice: Saver's own path for variable slices
                 # needs graph variables (it reads `variable.op`).
                 full_name, full_shape, offset, shape = record.partition
                 spec = tf.Variable.SaveSliceInfo(full_name, full_shape, offset, shape).spec
                 saveable = saveable_object_util.ResourceVariableSaveable(
-                    self._variables[name], spec, record.checkpoint_key
+                    variable, spec, record.checkpoint_key
                 )
                 var_list.setdefault(record.checkpoint_key, []).append(saveable)
         return var_list
@@ -84,14 +105,14 @@ class VariableStore:
     def reset(self, names: Sequence[str]) -> None:
         """Assigns the recorded initial values again (metric variables per evaluate)."""
         for name in names:
-            self._variables[name].assign(self._records[name].initial_value)
+            assign_in_own_scope(self._variables[name], self._records[name].initial_value)
 
     def trainable_names(self) -> list[str]:
         return [name for name, record in self._records.items() if record.trainable]
 
     def restore(self, values: dict) -> None:
         for name, value in values.items():
-            self._variables[name].assign(value)
+            assign_in_own_scope(self._variables[name], value)
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
@@ -125,7 +146,8 @@ class VariableStore:
         # is dropped from a partition when a slot is made for it.
         for name, other in self._records.items():
             if other.partition is not None and record.name.startswith(name + "/"):
-                self._variables[name]._save_slice_info = None
+                for component in _components(self._variables[name]):
+                    component._save_slice_info = None
         graph = tf.compat.v1.get_default_graph()
         for collection in record.collections:
             _add_once(graph, collection, variable)
@@ -139,6 +161,13 @@ class VariableStore:
             tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,
         ):
             _add_once(graph, collection, self.global_step)
+
+
+def _components(variable) -> tuple:
+    """The per-device variables of a distributed variable (itself otherwise)."""
+    if isinstance(variable, tf.distribute.DistributedValues):
+        return tuple(variable.values)
+    return (variable,)
 
 
 def _add_once(graph: tf.Graph, collection: str, variable) -> None:

@@ -4,6 +4,7 @@ train_and_evaluate_exporters program in tests/test_equivalence.py."""
 
 import json
 import os
+import types
 
 import pytest
 from runtime_models import (
@@ -15,7 +16,7 @@ from runtime_models import (
     train_input_fn,
 )
 
-from runtime import estimator
+from runtime import estimator, strategy_selection
 
 
 def test_throttled_evaluation_runs_once_at_the_end(tmp_path):
@@ -63,18 +64,43 @@ def test_a_second_evaluator_is_rejected(tmp_path, monkeypatch):
         )
 
 
-def test_cluster_training_roles_say_what_to_change(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    ("cluster", "task", "message"),
+    [
+        (
+            {"chief": ["localhost:2222"], "worker": ["localhost:2223"], "ps": ["localhost:2224"]},
+            {"type": "worker", "index": 0},
+            "`ps` tasks.*Drop the `ps` job.*MultiWorkerMirroredStrategy",
+        ),
+        (
+            {"master": ["localhost:2222"], "worker": ["localhost:2223"]},
+            {"type": "master", "index": 0},
+            "legacy `master` job; name it `chief`",
+        ),
+    ],
+)
+def test_clusters_the_runtime_cannot_train_say_what_to_change(
+    tmp_path, monkeypatch, cluster, task, message
+):
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))
+    with pytest.raises(ValueError, match=message):
+        make(tmp_path / "model")
+
+
+def test_multi_worker_training_needs_step_based_checkpoints(tmp_path, monkeypatch):
+    """Checked before any worker connects: a time-based cadence would make the
+    workers save at different steps."""
     tf_config = {
         "cluster": {"chief": ["localhost:2222"], "worker": ["localhost:2223"]},
-        "task": {"type": "worker", "index": 0},
+        "task": {"type": "chief", "index": 0},
     }
     monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
-    with pytest.raises(ValueError, match="'worker'.*MultiWorkerMirroredStrategy"):
-        estimator.train_and_evaluate(
-            make(tmp_path / "model"),
-            estimator.TrainSpec(train_input_fn, max_steps=10),
-            estimator.EvalSpec(finite_input_fn),
-        )
+    fake_strategy = types.SimpleNamespace(
+        extended=types.SimpleNamespace(_in_multi_worker_mode=lambda: True)
+    )
+    monkeypatch.setattr(strategy_selection, "training_strategy", lambda config: fake_strategy)
+    with pytest.raises(ValueError, match=r"save_checkpoints_steps=N\) instead of save_checkp"):
+        make(tmp_path / "model", save_checkpoints_secs=60).train(train_input_fn, max_steps=3)
 
 
 def test_latest_exporter_keeps_the_newest_exports(tmp_path):

@@ -138,14 +138,16 @@ class TPUEstimator(Estimator):
             config=self.config,
         )
 
-    def _call_input_fn(self, input_fn, mode: str):
+    def _call_input_fn(self, input_fn, mode: str, input_context=None):
         if "params" not in fn_args(input_fn):
             raise ValueError(
                 f"input_fn ({input_fn}) does not include params argument, required by "
                 'TPUEstimator to pass batch size as params["batch_size"]'
             )
         params = self._with_batch_size(self._params, mode)
-        return call_input_fn(input_fn, mode, params=params, config=self._config)
+        return call_input_fn(
+            input_fn, mode, params=params, config=self._config, input_context=input_context
+        )
 
     def _with_batch_size(self, params: dict, mode: str) -> dict:
         params = dict(params)

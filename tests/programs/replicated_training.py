@@ -1,0 +1,127 @@
+"""Trains, evaluates and reads back one equivalence fixture's model_fn with the
+runtime on ``--replicas`` logical CPU devices (MirroredStrategy; 1 = no strategy)
+at a fixed global batch size, and writes what the replication test compares.
+
+The fixture's own input_fns are re-batched to the per-replica batch size that
+``input_context`` gives, so step k of every run covers the same rows.
+
+Writes to --out: trace.json (reported per-step losses from the ``loss`` summary,
+the evaluate() dict, the batch sizes input_fn and model_fn saw) and
+variables.npz (the final checkpoint).
+"""
+
+import argparse
+import importlib
+import inspect
+import json
+import random
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+NUM_LOGICAL_CPUS = 4
+
+
+def _call_with_declared(fn, **kwargs):
+    declared = inspect.signature(fn).parameters
+    return fn(**{name: value for name, value in kwargs.items() if name in declared})
+
+
+class Program:
+    def __init__(self, fixture: str, replicas: int, global_batch: int) -> None:
+        self.module = importlib.import_module(f"fixtures.equivalence.{fixture}.migrated")
+        self.replicas = replicas
+        self.global_batch = global_batch
+        self.input_batch_sizes: set[int] = set()
+        self.model_batch_sizes: set[int] = set()
+
+    def input_fn(self, fixture_input_fn):
+        def input_fn(params, input_context=None):
+            per_replica = self.global_batch
+            if input_context is not None:
+                per_replica = input_context.get_per_replica_batch_size(self.global_batch)
+            self.input_batch_sizes.add(per_replica)
+            params = dict(params, batch_size=per_replica)
+            dataset = _call_with_declared(fixture_input_fn, params=params)
+            return dataset.unbatch().batch(per_replica, drop_remainder=True)
+
+        return input_fn
+
+    def model_fn(self, features, labels, mode, params, config):
+        batch_size = tf.nest.flatten(features)[0].shape[0]
+        if batch_size is not None:  # a finite distributed input has no static batch size
+            self.model_batch_sizes.add(int(batch_size))
+        return _call_with_declared(
+            self.module.model_fn,
+            features=features,
+            labels=labels,
+            mode=mode,
+            params=params,
+            config=config,
+        )
+
+    def estimator(self, model_dir: str):
+        from runtime import estimator
+
+        legacy_config = self.module.make_estimator(tempfile.mkdtemp()).config
+        strategy = None
+        if self.replicas > 1:
+            devices = [f"/cpu:{i}" for i in range(self.replicas)]
+            strategy = tf.distribute.MirroredStrategy(
+                devices, cross_device_ops=tf.distribute.ReductionToOneDevice()
+            )
+        config = estimator.RunConfig(
+            tf_random_seed=legacy_config.tf_random_seed,
+            save_checkpoints_steps=legacy_config.save_checkpoints_steps,
+            save_summary_steps=1,
+            train_distribute=strategy,
+            eval_distribute=strategy,
+        )
+        params = self.module.make_estimator(tempfile.mkdtemp()).params
+        return estimator.Estimator(self.model_fn, model_dir=model_dir, config=config, params=params)
+
+
+def reported_losses(model_dir: str) -> dict:
+    losses = {}
+    for path in sorted(Path(model_dir).glob("events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            for value in event.summary.value:
+                if value.tag == "loss":
+                    losses[event.step] = float(tf.make_ndarray(value.tensor))
+    return losses
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fixture", required=True)
+    parser.add_argument("--replicas", type=int, required=True)
+    parser.add_argument("--global-batch", type=int, required=True)
+    parser.add_argument("--steps", type=int, required=True)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    (cpu,) = tf.config.list_physical_devices("CPU")
+    tf.config.set_logical_device_configuration(
+        cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS
+    )
+    random.seed(0)
+    program = Program(args.fixture, args.replicas, args.global_batch)
+    model_dir = str(Path(args.out) / "model")
+    est = program.estimator(model_dir)
+    est.train(program.input_fn(program.module.train_input_fn), steps=args.steps)
+    metrics = est.evaluate(program.input_fn(program.module.eval_input_fn))
+    names = est.get_variable_names()
+    np.savez(Path(args.out) / "variables.npz", **{n: est.get_variable_value(n) for n in names})
+    trace = {
+        "losses": [loss for _, loss in sorted(reported_losses(model_dir).items())],
+        "loss_steps": sorted(reported_losses(model_dir)),
+        "metrics": {key: float(value) for key, value in metrics.items()},
+        "input_batch_sizes": sorted(program.input_batch_sizes),
+        "model_batch_sizes": sorted(program.model_batch_sizes),
+    }
+    (Path(args.out) / "trace.json").write_text(json.dumps(trace, indent=1))
+
+
+if __name__ == "__main__":
+    main()
