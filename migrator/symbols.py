@@ -92,6 +92,10 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.tpu.TPUEstimatorSpec",
         "estimator.inputs.numpy_input_fn",
         "estimator.inputs.pandas_input_fn",
+        "npu",
+        "npu.NPUEstimator",
+        "npu.NPUEstimatorSpec",
+        "npu.NPURunConfig",
     }
 )
 
@@ -99,6 +103,21 @@ RUNTIME_SYMBOLS = frozenset(
 RUNTIME_MODULES = frozenset(
     {"estimator", "estimator.export", "estimator.inputs", "estimator.tpu", "npu"}
 )
+
+# Runtime namespaces a legacy wildcard import (``from npu_bridge.npu_init import *``)
+# may be rewritten to: the runtime module exports exactly its listed members.
+WILDCARD_NAMESPACES = frozenset({"npu"})
+
+
+def members(namespace: str) -> frozenset[str]:
+    """The names the runtime exports directly from ``namespace``."""
+    prefix = namespace + "."
+    return frozenset(
+        name[len(prefix) :]
+        for name in RUNTIME_SYMBOLS
+        if name.startswith(prefix) and "." not in name[len(prefix) :]
+    )
+
 
 # The import alias a rewritten ``tf.estimator.X`` reference uses, per runtime module.
 RUNTIME_ALIASES = {

@@ -155,14 +155,7 @@ class MigrateTransformer(cst.CSTTransformer):
         if module is None or original.relative:
             return updated
         if isinstance(original.names, cst.ImportStar):
-            if symbols.canonical(module) is not None:
-                self._report(
-                    original,
-                    "MIG101" if "npu" in (symbols.canonical(module) or "") else "MIG103",
-                    f"wildcard import from {module}: its names cannot be resolved; left unchanged",
-                    "import the names you use explicitly",
-                )
-            return updated
+            return self._wildcard_import(original, updated, module)
         if "MIG201" not in self.enabled:
             return updated
         moved, kept = [], []
@@ -193,6 +186,46 @@ class MigrateTransformer(cst.CSTTransformer):
         names = [alias for alias, _ in kept]
         names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(names=names)
+
+    def _wildcard_import(self, original, updated, module: str):
+        """``from npu_bridge.npu_init import *`` (the usual Ascend preamble) becomes
+        ``from runtime.npu import *``; names the file takes from it that the
+        runtime lacks are reported. Other legacy wildcard imports stay as they are."""
+        namespace = symbols.canonical(module)
+        if namespace is None:
+            return updated
+        if namespace not in symbols.WILDCARD_NAMESPACES:
+            self._report(
+                original,
+                "MIG103",
+                f"wildcard import from {module}: its names cannot be resolved; left unchanged",
+                "import the names you use explicitly",
+            )
+            return updated
+        if "MIG201" not in self.enabled:
+            return updated
+        provided = symbols.members(namespace)
+        missing = sorted({name for name in self._unresolved_names() if name not in provided})
+        if missing:
+            self._report(
+                original,
+                "MIG101",
+                f"names used here that came from `from {module} import *` are not in the "
+                f"bundled runtime: {', '.join(missing)}",
+                "import them from where TensorFlow 2 has them, or remove their uses",
+            )
+        return updated.with_changes(module=_dotted(f"runtime.{namespace}"))
+
+    def _unresolved_names(self) -> set[str]:
+        """Names this file uses without defining or importing them (a wildcard
+        import's names, or undefined ones)."""
+        scopes = {scope for scope in self.metadata[ScopeProvider].values() if scope is not None}
+        return {
+            access.node.value
+            for scope in scopes
+            for access in scope.accesses
+            if not access.referents and isinstance(access.node, cst.Name)
+        }
 
     def _runtime_target(self, node, module: str, alias: cst.ImportAlias):
         qualified = f"{module}.{get_full_name_for_node(alias.name)}"

@@ -178,7 +178,9 @@ class TrainPrograms:
 
     def _summaries(self, record):
         if not self._summaries_in_step:
-            return tf.summary.record_if(False)
+            # Summaries written to model_fn's own writers (a host_call's) record
+            # as they would anywhere else.
+            return contextlib.nullcontext()
         # Estimator wrote summaries with the step value after the step.
         step = self.traced.global_step.read_value() + 1
         return _SummaryScope(self._writer, step, record)

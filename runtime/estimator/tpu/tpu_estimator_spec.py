@@ -89,7 +89,7 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
         )
 
 
-def validate_host_calls(host_calls: dict) -> None:
+def validate_host_calls(host_calls: dict, *, spec_name: str = "TPUEstimatorSpec") -> None:
     """``(fn, tensors)`` pairs, checked as TPUEstimator's ``_OutfeedHostCall.validate``."""
     for name, host_call in host_calls.items():
         if host_call is None:
@@ -106,7 +106,7 @@ def validate_host_calls(host_calls: dict) -> None:
             has_varargs = inspect.getfullargspec(host_call[0]).varargs is not None
             if not has_varargs and len(host_call[1]) != len(fn_args(host_call[0])):
                 raise RuntimeError(
-                    f"In TPUEstimatorSpec.{name}, length of tensors {len(host_call[1])} does "
+                    f"In {spec_name}.{name}, length of tensors {len(host_call[1])} does "
                     f"not match method args of the function, which takes {len(fn_args(host_call[0]))}."
                 )
 
