@@ -69,6 +69,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.StopAtStepHook",
         "estimator.SummarySaverHook",
         "estimator.TrainSpec",
+        "estimator.VocabInfo",
         "estimator.WarmStartSettings",
         "estimator.train_and_evaluate",
         "estimator.export",

@@ -9,6 +9,7 @@ import logging
 import os
 import re
 
+import numpy as np
 import tensorflow as tf
 
 from runtime.variable_store import VariableStore
@@ -68,21 +69,40 @@ def settings_from(warm_start_from) -> WarmStartSettings | None:
 
 def apply(settings: WarmStartSettings, store: VariableStore) -> list[str]:
     """Copies matching variables from the checkpoint; returns the names warm-started."""
-    if settings.var_name_to_vocab_info:
-        raise NotImplementedError(
-            "WarmStartSettings.var_name_to_vocab_info is not supported by the runtime yet."
-        )
     reader = tf.train.load_checkpoint(settings.ckpt_to_initialize_from)
     saved = reader.get_variable_to_shape_map()
     chosen = _chosen(settings.vars_to_warm_start, store)
     warmed = []
     for name in chosen:
         source = settings.var_name_to_prev_var_name.get(name, name)
-        if source in saved:
+        if source not in saved:
+            continue
+        vocab_info = settings.var_name_to_vocab_info.get(name)
+        if vocab_info is None:
             store[name].assign(reader.get_tensor(source))
-            warmed.append(name)
+        else:
+            store[name].assign(_remapped(name, store[name].numpy(), vocab_info, settings))
+        warmed.append(name)
     log.info("Warm-started %d variables from %s.", len(warmed), settings.ckpt_to_initialize_from)
     return warmed
+
+
+def _remapped(name: str, current: np.ndarray, vocab_info, settings: WarmStartSettings):
+    """The value TF1's ``warm_start`` gives ``name`` with a vocabulary remap (rows
+    moved to their new vocabulary ids, new rows from the backup initializer),
+    computed by TensorFlow's own implementation in a throwaway graph."""
+    with tf.Graph().as_default() as graph:
+        variable = tf.compat.v1.get_variable(name, initializer=tf.constant(current))
+        prev_name = settings.var_name_to_prev_var_name.get(name)
+        tf.compat.v1.train.warm_start(
+            settings.ckpt_to_initialize_from,
+            vars_to_warm_start=[variable],
+            var_name_to_vocab_info={name: vocab_info},
+            var_name_to_prev_var_name={name: prev_name} if prev_name else None,
+        )
+        with tf.compat.v1.Session(graph=graph) as session:
+            session.run(variable.initializer)
+            return session.run(variable)
 
 
 def _chosen(vars_to_warm_start, store: VariableStore) -> list[str]:

@@ -173,6 +173,49 @@ def test_warm_start_copies_trainable_variables_only_into_an_empty_model_dir(trai
     assert warm.get_variable_value("global_step") == 2
 
 
+def test_warm_start_remaps_embedding_rows_to_the_new_vocabulary(tmp_path):
+    """VocabInfo: a row moves with its word; a word new to the vocabulary gets the
+    backup initializer; the old vocabulary's dropped words are gone."""
+    old_vocab, new_vocab = tmp_path / "old.txt", tmp_path / "new.txt"
+    old_vocab.write_text("apple\nbanana\ncherry\n")
+    new_vocab.write_text("cherry\napple\ndate\n")
+    old_rows = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+    with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+        old_table = tf.compat.v1.get_variable("old_words", initializer=old_rows)
+        session.run(old_table.initializer)
+        source = tf.compat.v1.train.Saver([old_table]).save(session, str(tmp_path / "src/ckpt"))
+
+    def model_fn(features, labels, mode, params):
+        table = tf.compat.v1.get_variable("words", [3, 2])
+        loss = tf.reduce_sum(tf.nn.embedding_lookup(table, features["ids"])) * 0.0
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.0)
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    vocab_info = estimator.VocabInfo(
+        new_vocab=str(new_vocab),
+        new_vocab_size=3,
+        num_oov_buckets=0,
+        old_vocab=str(old_vocab),
+        backup_initializer=tf.compat.v1.ones_initializer(),
+    )
+    warm = estimator.Estimator(
+        model_fn,
+        model_dir=str(tmp_path / "warm"),
+        params={},
+        warm_start_from=estimator.WarmStartSettings(
+            source,
+            vars_to_warm_start="words",
+            var_name_to_vocab_info={"words": vocab_info},
+            var_name_to_prev_var_name={"words": "old_words"},
+        ),
+    )
+    warm.train(lambda: ({"ids": tf.constant([[0]])}, tf.constant([0.0])), steps=1)
+    np.testing.assert_array_equal(
+        warm.get_variable_value("words"), [[5.0, 6.0], [1.0, 2.0], [1.0, 1.0]]
+    )
+
+
 def test_warm_start_settings_validate_their_source():
     with pytest.raises(ValueError, match="ckpt_to_initialize_from"):
         estimator.WarmStartSettings(ckpt_to_initialize_from="")

@@ -26,6 +26,8 @@ ProfilerHook = tf.compat.v1.train.ProfilerHook
 StepCounterHook = tf.compat.v1.train.StepCounterHook
 StopAtStepHook = tf.compat.v1.train.StopAtStepHook
 SummarySaverHook = tf.compat.v1.train.SummarySaverHook
+# WarmStartSettings' vocabulary remapping spec (tf.estimator.VocabInfo).
+VocabInfo = tf.compat.v1.train.VocabInfo
 
 __all__ = [
     "BestExporter",
@@ -54,6 +56,7 @@ __all__ = [
     "StopAtStepHook",
     "SummarySaverHook",
     "TrainSpec",
+    "VocabInfo",
     "WarmStartSettings",
     "export",
     "inputs",
