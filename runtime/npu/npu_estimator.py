@@ -17,11 +17,7 @@ import importlib
 import logging
 
 from runtime.engine import Estimator
-from runtime.estimator.tpu.tpu_estimator_spec import (
-    HostCallHook,
-    call_host_fn,
-    validate_host_calls,
-)
+from runtime.estimator.tpu.tpu_estimator_spec import host_call_hooks, validate_host_calls
 from runtime.model_fn_call import ModelFnCaller, verify_model_fn_args
 from runtime.npu.npu_config import NPURunConfig
 from runtime.run_config import RunConfig
@@ -45,9 +41,7 @@ class NPUEstimatorSpec(EstimatorSpec):
 
     def as_estimator_spec(self) -> EstimatorSpec:
         """The plain EstimatorSpec, host_call's ops run with every step."""
-        hooks = ()
-        if self._host_call is not None:
-            hooks = (HostCallHook(call_host_fn("host_call", self._host_call)),)
+        hooks = host_call_hooks(self._host_call)
         fields = self._asdict()
         for name in ("training_hooks", "evaluation_hooks", "prediction_hooks"):
             fields[name] = tuple(fields[name]) + hooks
@@ -73,7 +67,6 @@ class NPUEstimator(Estimator):
         verify_model_fn_args(model_fn, params)
         open_npu_device()
         self._npu_model_fn = model_fn
-        self._user_params = params
         super().__init__(
             model_fn=self._model_fn_with_host_call,
             model_dir=model_dir,

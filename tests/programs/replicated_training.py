@@ -113,9 +113,10 @@ def main() -> None:
     metrics = est.evaluate(program.input_fn(program.module.eval_input_fn))
     names = est.get_variable_names()
     np.savez(Path(args.out) / "variables.npz", **{n: est.get_variable_value(n) for n in names})
+    losses = sorted(reported_losses(model_dir).items())
     trace = {
-        "losses": [loss for _, loss in sorted(reported_losses(model_dir).items())],
-        "loss_steps": sorted(reported_losses(model_dir)),
+        "losses": [loss for _, loss in losses],
+        "loss_steps": [step for step, _ in losses],
         "metrics": {key: float(value) for key, value in metrics.items()},
         "input_batch_sizes": sorted(program.input_batch_sizes),
         "model_batch_sizes": sorted(program.model_batch_sizes),

@@ -71,9 +71,7 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
         metric_fn called directly on the tensors, host_call's ops run every step,
         scaffold_fn called."""
         eval_metric_ops = call_host_fn("eval_metrics", self.eval_metrics)
-        hooks = ()
-        if self.host_call is not None:
-            hooks = (HostCallHook(call_host_fn("host_call", self.host_call)),)
+        hooks = host_call_hooks(self.host_call)
         scaffold = self.scaffold_fn() if self.scaffold_fn else None
         return EstimatorSpec(
             mode=self.mode,
@@ -119,6 +117,13 @@ def call_host_fn(name: str, host_call):
     if isinstance(tensors, (tuple, list)):
         return fn(*tensors)
     return fn(**tensors)
+
+
+def host_call_hooks(host_call) -> tuple:
+    """The hook that runs a ``host_call``'s ops with every step (none without one)."""
+    if host_call is None:
+        return ()
+    return (HostCallHook(call_host_fn("host_call", host_call)),)
 
 
 class HostCallHook(InGraphHook):
