@@ -210,6 +210,14 @@ def tf1_renames() -> dict[str, str]:
     return {**json.loads(text), **V1_ONLY_SUMMARY, **CONTRIB_SUMMARY_RENAMES, **CONTRIB_RENAMES}
 
 
+# Single symbols outside the Estimator namespaces that the runtime replaces:
+# TF1's CrossShardOptimizer calls TPU-only ops (cross_replica_sum); the runtime's
+# sums across tf.distribute replicas instead.
+RUNTIME_REPLACEMENTS = {
+    "tensorflow.compat.v1.tpu.CrossShardOptimizer": "estimator.tpu.CrossShardOptimizer",
+}
+
+
 def namespace(qualified_name: str) -> str | None:
     """The runtime namespace a legacy module name stands for (public or private)."""
     if qualified_name in NAMESPACES:
@@ -224,6 +232,9 @@ def canonical(qualified_name: str) -> str | None:
     """The runtime path a legacy qualified name stands for, if it is Estimator API."""
     parts = qualified_name.split(".")
     for end in range(len(parts), 0, -1):
+        replaced = RUNTIME_REPLACEMENTS.get(".".join(parts[:end]))
+        if replaced is not None:
+            return ".".join([replaced, *parts[end:]])
         target = namespace(".".join(parts[:end]))
         if target is not None:
             return ".".join([target, *parts[end:]])

@@ -103,6 +103,12 @@ class MigrateTransformer(cst.CSTTransformer):
         if isinstance(original, cst.Name):
             return updated  # a name bound by an import, which is rewritten instead
         qualified = self._qualified(original)
+        replacement = symbols.RUNTIME_REPLACEMENTS.get(qualified)
+        if replacement is not None:
+            namespace, _, member = replacement.rpartition(".")
+            return cst.Attribute(
+                value=cst.Name(self._runtime_name(namespace)), attr=cst.Name(member)
+            )
         if symbols.namespace(qualified) is not None:
             root = _root(original)
             root_qualified = self._qualified(root)

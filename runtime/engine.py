@@ -27,6 +27,7 @@ from runtime.cadence import Cadence
 from runtime.checkpoints import CheckpointWriter
 from runtime.hook_plan import HookPlan, begin_all, with_spec_hooks
 from runtime.hooks import HookDriver
+from runtime.host_calls import HostCallOutfeed
 from runtime.input_pipeline import InputPipeline
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
@@ -41,6 +42,10 @@ log = logging.getLogger("runtime")
 
 class Estimator:
     """Runs a TF1 ``model_fn`` (``tf.estimator.Estimator``) with tf.function + tf.distribute."""
+
+    # Whether model_fn's specs carry host calls that a TPU runs on the host
+    # (TPUEstimatorSpec's eval_metrics and host_call).
+    runs_host_calls_on_host = False
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
         if config is None:
@@ -66,15 +71,24 @@ class Estimator:
         self._model_dir = model_dir
         self._params = copy.deepcopy(params or {})
         self._warm_start = warm_start.settings_from(warm_start_from)
-        self._replications = {
+        self._replications = self._replications_for(config)
+        self._store = VariableStore(
+            self._replications[ModeKeys.TRAIN].strategy,
+            local_strategy=self._metric_variable_strategy(),
+        )
+
+    def _replications_for(self, config: RunConfig) -> dict[str, Replication]:
+        """How each mode runs: ``train_distribute`` (or TF_CONFIG) for training,
+        ``eval_distribute`` for evaluation, one device for prediction."""
+        return {
             ModeKeys.TRAIN: Replication(strategy_selection.training_strategy(config)),
             ModeKeys.EVAL: Replication(config.eval_distribute),
             ModeKeys.PREDICT: Replication(),  # Estimator predicted on one device
         }
-        self._store = VariableStore(
-            self._replications[ModeKeys.TRAIN].strategy,
-            local_strategy=self._replications[ModeKeys.EVAL].strategy,
-        )
+
+    def _metric_variable_strategy(self) -> tf.distribute.Strategy:
+        """Where metric (local) variables live: in the evaluation replicas."""
+        return self._replications[ModeKeys.EVAL].strategy
 
     @property
     def model_dir(self) -> str:
@@ -224,11 +238,17 @@ class Estimator:
                     log_step_count_steps=self._config.log_step_count_steps,
                     checkpoints=cadence,
                     saving_listeners=plan.listeners,
+                    steps_per_run=self._steps_per_run(),
                 ),
             )
             controller.run()
         summary_writer.flush()
         programs.traced.flush_summary_writers()
+
+    def _steps_per_run(self) -> int | None:
+        """Steps per loop call that hooks, checkpoints and the global step see as
+        one run (None: one step, as a TF1 Session ran)."""
+        return None
 
     def _checkpoint_cadence(self) -> Cadence | None:
         steps, secs = self._config.save_checkpoints_steps, self._config.save_checkpoints_secs
@@ -492,15 +512,22 @@ class Estimator:
             input_fn, mode, params=self._params, config=self._config, input_context=input_context
         )
 
-    def _caller(self) -> ModelFnCaller:
+    def _caller(self, outfeed: HostCallOutfeed | None = None) -> ModelFnCaller:
+        """How model_fn is called (TPUEstimator sends host calls to ``outfeed``)."""
         return ModelFnCaller(self._model_fn, params=self._params, config=self.config)
 
+    def _outfeed_for(self, mode: str) -> HostCallOutfeed | None:
+        """Where replicas send host calls to run on the host (TPUEstimator on replicas)."""
+        return None
+
     def _traced(self, blueprint) -> TracedModel:
+        outfeed = self._outfeed_for(blueprint.mode)
         return TracedModel(
-            call_model_fn=self._caller(),
+            call_model_fn=self._caller(outfeed),
             store=self._store,
             blueprint=blueprint,
             replication=self._replications[blueprint.mode],
+            outfeed=outfeed,
         )
 
 

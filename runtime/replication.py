@@ -80,6 +80,20 @@ class Replication:
             return [value]
         return list(self.strategy.experimental_local_results(value))
 
+    def concatenate(self, per_replica):
+        """This worker's replica values of ``per_replica`` concatenated on axis 0,
+        as TPUEstimator's outfeed combined host-call tensors (scalars cannot be)."""
+        values = self.local_results(per_replica)
+        if self.replicated and not isinstance(per_replica, tf.distribute.DistributedValues):
+            # every replica returned this same tensor (strategy.run collapses them)
+            values = values * len(self.strategy.extended.worker_devices)
+        if values[0].shape.rank == 0:
+            raise RuntimeError(
+                "All tensors outfed from TPU should preserve batch size dimension, "
+                f"but got scalar {values[0]}"
+            )
+        return values[0] if len(values) == 1 else tf.concat(values, axis=0)
+
     def first_replica(self, value):
         """Replica 0's value of a per-replica or mirrored result."""
         if not self.replicated:
@@ -96,6 +110,22 @@ def assign_in_own_scope(variable, value) -> None:
     scope = strategy.scope() if strategy is not None else contextlib.nullcontext()
     with scope:
         variable.assign(value)
+
+
+@contextlib.contextmanager
+def on_host():
+    """Builds ops as a one-device program on the host CPU inside a replicated
+    trace, where TPUEstimator ran host calls: the graph's strategy stack is
+    cleared, so ``tf.compat.v1.metrics`` and summaries see the default strategy
+    and its replica context."""
+    graph = tf.compat.v1.get_default_graph()
+    strategies = graph._distribution_strategy_stack
+    graph._distribution_strategy_stack = []
+    try:
+        with tf.device("/cpu:0"):
+            yield
+    finally:
+        graph._distribution_strategy_stack = strategies
 
 
 def replica_index() -> int:

@@ -16,16 +16,23 @@ from tensorflow.python.training import checkpoint_utils
 
 from runtime import graph_collections, seeds
 from runtime.discovery import Blueprint
+from runtime.host_calls import HostCallOutfeed
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, split_features_labels
-from runtime.replication import Replication, replica_index
+from runtime.replication import Replication, on_host, replica_index
 from runtime.spec import LOSS_METRIC_KEY, EstimatorSpec
 from runtime.variable_store import VariableStore
 
 
 class TracedModel:
     """Calls model_fn inside a trace exactly as the discovery graph saw it, in
-    every replica of its :class:`Replication`."""
+    every replica of its :class:`Replication`.
+
+    With an ``outfeed`` the step runs as TPUEstimator ran on a TPU: model_fn's
+    host calls (``eval_metrics``, ``host_call``) run once on the host over
+    tensors concatenated across replicas, EVAL's ``loss`` is replica 0's, and
+    the reported training loss is replica 0's.
+    """
 
     def __init__(
         self,
@@ -34,11 +41,13 @@ class TracedModel:
         store: VariableStore,
         blueprint: Blueprint,
         replication: Replication | None = None,
+        outfeed: HostCallOutfeed | None = None,
     ):
         self._call_model_fn = call_model_fn
         self._store = store
         self.blueprint = blueprint
         self.replication = replication or Replication()
+        self._outfeed = outfeed
         # on_next_trace(spec) runs once, right after model_fn in the next trace, in
         # the same graph state (where hooks' begin() must run).
         self.on_next_trace = None
@@ -52,16 +61,21 @@ class TracedModel:
     def global_step(self) -> tf.Variable:
         return self._store.global_step
 
-    def run(self, element, replica_fn):
-        """``replica_fn(spec, metrics)`` in every replica, after model_fn built
-        ``spec`` (and, in EVAL, ``metrics``: the eval_metric_ops plus Estimator's
-        ``loss`` mean) from that replica's part of ``element``.
+    def run(self, element, on_replica=None, on_metrics=None, *, on_device_only=False) -> tuple:
+        """model_fn on every replica's part of ``element``; returns
+        ``(on_replica(spec) per replica, on_metrics(metrics))``.
 
+        ``metrics`` (EVAL) are the eval_metric_ops plus Estimator's ``loss``
+        mean, built in every replica, or once on the host with an outfeed.
+        ``on_device_only``: with an outfeed, returns the host calls' tensors
+        instead of running the host part (what a TPU compiles is the rest).
         The process-wide patches are entered once, here, around all replicas:
         replica threads interleave, so entering them per replica would restore
         them out of order.
         """
         mode = self.blueprint.mode
+        on_replica = on_replica or _nothing
+        on_metrics = on_metrics or _nothing
         # The store's creator must be the innermost one in the traced graph, above
         # tf.function's own variable-capturing creator (and below the replica
         # threads' creator that hands replica 0's variables to the others).
@@ -72,9 +86,45 @@ class TracedModel:
             initializers_already_applied(),
             summary_writers_kept(self.summary_writers),
         ):
-            return self.replication.run(lambda part: replica_fn(*self._call(part)), element)
+            if self._outfeed is None:
+                return self.replication.run(
+                    lambda part: self._on_replica(part, on_replica, on_metrics), element
+                )
+            return self._run_with_host(element, on_replica, on_metrics, on_device_only)
 
-    def _call(self, element) -> tuple[EstimatorSpec, dict]:
+    def _on_replica(self, part, on_replica, on_metrics) -> tuple:
+        spec = self._call(part)
+        metrics = with_loss_metric(spec.eval_metric_ops, spec.loss) if self._evaluating else {}
+        return on_replica(spec), on_metrics(metrics)
+
+    def _run_with_host(self, element, on_replica, on_metrics, on_device_only) -> tuple:
+        def device_part(part):
+            spec = self._call(part)
+            return on_replica(spec), self._outfeed.replica_tensors(), spec.loss
+
+        results, host_tensors, losses = self.replication.run(device_part, element)
+        if on_device_only:
+            return results, host_tensors
+        host_results = self._outfeed.run_on_host(host_tensors)
+        metrics = {}
+        if self._evaluating:
+            with on_host():
+                replica0_loss = self.replication.first_replica(losses)
+                metrics = with_loss_metric(host_results.get("eval_metrics") or {}, replica0_loss)
+        return results, on_metrics(metrics)
+
+    def reported_loss(self, per_replica_loss):
+        """The training loss as reported: replica 0's with an outfeed (TPUEstimator),
+        else reduced across replicas as Estimator reduced it."""
+        if self._outfeed is not None:
+            return self.replication.first_replica(per_replica_loss)
+        return self.replication.reduce_loss(per_replica_loss)
+
+    @property
+    def _evaluating(self) -> bool:
+        return self.blueprint.mode == ModeKeys.EVAL
+
+    def _call(self, element) -> EstimatorSpec:
         mode = self.blueprint.mode
         features, labels = split_features_labels(element)
         if mode == ModeKeys.PREDICT:
@@ -85,22 +135,28 @@ class TracedModel:
         with root_name_scope():
             self._store.register_global_step()
             spec = self._call_model_fn(features, labels, mode)
-            metrics = {}
-            if mode == ModeKeys.EVAL:
-                metrics = dict(spec.eval_metric_ops)
-                if LOSS_METRIC_KEY in metrics:
-                    raise ValueError(
-                        f'Metric with name "{LOSS_METRIC_KEY}" is not allowed, because '
-                        "Estimator already defines a default metric with the same name."
-                    )
-                metrics[LOSS_METRIC_KEY] = tf.compat.v1.metrics.mean(spec.loss)
             if mode == ModeKeys.TRAIN:
                 tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
             if first_replica:
                 callback, self.on_next_trace = self.on_next_trace, None
                 if callback is not None:
                     callback(spec)
-        return spec, metrics
+        return spec
+
+
+def with_loss_metric(eval_metric_ops: dict, loss) -> dict:
+    """The eval metrics plus Estimator's ``loss``: the mean of the batch losses."""
+    if LOSS_METRIC_KEY in eval_metric_ops:
+        raise ValueError(
+            f'Metric with name "{LOSS_METRIC_KEY}" is not allowed, because '
+            "Estimator already defines a default metric with the same name."
+        )
+    with root_name_scope():
+        return {**eval_metric_ops, LOSS_METRIC_KEY: tf.compat.v1.metrics.mean(loss)}
+
+
+def _nothing(_):
+    return None
 
 
 @contextlib.contextmanager
@@ -170,8 +226,8 @@ class TrainPrograms:
         (see :meth:`_write_loss_summary`), which keeps the loop body small.
         """
         with root_name_scope(), self._summaries(record_summaries):
-            per_replica = self.traced.run(element, _loss_after_train_op)
-            loss = self.traced.replication.reduce_loss(per_replica)
+            per_replica, _ = self.traced.run(element, on_replica=loss_after_train_op)
+            loss = self.traced.reported_loss(per_replica)
             if self._summaries_in_step:
                 tf.summary.scalar("loss", loss)
         return loss
@@ -235,7 +291,7 @@ class TrainPrograms:
         return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
 
 
-def _loss_after_train_op(spec: EstimatorSpec, metrics: dict):
+def loss_after_train_op(spec: EstimatorSpec):
     with tf.control_dependencies([spec.train_op]):
         return tf.identity(spec.loss)
 
@@ -286,7 +342,7 @@ class EvalPrograms:
 
     def _update(self, element):
         """The metric updates of one batch, in every replica, as one op."""
-        done = self.traced.run(element, _after_updates)
+        _, done = self.traced.run(element, on_metrics=after_updates)
         return tf.group(self.traced.replication.local_results(done))
 
     def _loop(self, iterator, num_steps):
@@ -318,21 +374,25 @@ class EvalPrograms:
 
         def build(*flat):
             element = tf.nest.pack_sequence_as(self._element_spec, list(flat))
-            values = self.traced.run(element, _metric_values)
+            _, values = self.traced.run(element, on_metrics=_metric_values)
             return self.traced.replication.first_replica(values)
 
         wrapped = tf.compat.v1.wrap_function(build, signature=flat_specs)
         return wrapped.prune(feeds=[], fetches=wrapped.structured_outputs)
 
 
-def _after_updates(spec: EstimatorSpec, metrics: dict):
+def after_updates(metrics: dict):
     updates = [update for _, (_, update) in sorted(metrics.items())]
     with tf.control_dependencies(updates):
         return tf.constant(1)
 
 
-def _metric_values(spec: EstimatorSpec, metrics: dict) -> dict:
+def _metric_values(metrics: dict) -> dict:
     return {name: value for name, (value, _) in metrics.items()}
+
+
+def predictions_of(spec: EstimatorSpec):
+    return spec.predictions
 
 
 class PredictProgram:
@@ -343,6 +403,6 @@ class PredictProgram:
         self.step = tf.function(self._step, autograph=False)
 
     def _step(self, iterator, fetch_names=()):
-        predictions = self.traced.run(iterator.get_next(), lambda spec, _: spec.predictions)
+        predictions, _ = self.traced.run(iterator.get_next(), on_replica=predictions_of)
         after = tf.group(tf.nest.flatten(predictions))
         return {"predictions": predictions, "fetched": fetch_by_name(fetch_names, after=after)}

@@ -35,6 +35,10 @@ class TrainSettings:
     log_step_count_steps: int | None
     checkpoints: Cadence | None
     saving_listeners: list
+    # TPUEstimator's iterations_per_loop on replicas: every loop call runs this
+    # many steps (fewer before last_step), and hooks and checkpoints see the
+    # global step jump by it.
+    steps_per_run: int | None = None
 
 
 class TrainController:
@@ -94,6 +98,13 @@ class TrainController:
 
     def _plan(self, step: int) -> int:
         """How many steps the next loop call may run."""
+        if self._settings.steps_per_run:
+            last = self._settings.last_step
+            return (
+                self._settings.steps_per_run
+                if last is None
+                else min(self._settings.steps_per_run, last - step)
+            )
         limits = [MAX_STEPS_PER_CALL]
         if self._settings.last_step is not None:
             limits.append(self._settings.last_step - step)
@@ -105,11 +116,13 @@ class TrainController:
         return max(min(limits), 1)
 
     def _run_loop(self) -> bool:
+        return self._run_steps(self._plan(self._global_step()))
+
+    def _run_steps(self, count: int) -> bool:
+        """Runs up to ``count`` steps in one loop call; True when training must stop."""
         step = self._global_step()
         record = self._record_summary_now(step)
-        result = self._programs.loop(
-            self._iterator, tf.constant(self._plan(step)), tf.constant(record)
-        )
+        result = self._programs.loop(self._iterator, tf.constant(count), tf.constant(record))
         losses = result["losses"].numpy()
         if record and len(losses):
             self._summaries.mark(step + 1)
@@ -117,9 +130,15 @@ class TrainController:
         return bool(result["exhausted"].numpy()) or self._reached_last_step()
 
     def _run_hooked_step(self) -> bool:
+        """One step, or one run of ``steps_per_run`` steps, inside the hooks'
+        ``before_run``/``after_run`` (fetches come from the run's last step)."""
+        names = self._hooks.before_run()
+        if self._settings.steps_per_run:
+            leading = self._plan(self._global_step()) - 1
+            if leading > 0 and self._run_steps(leading):
+                return True
         step = self._global_step()
         record = self._record_summary_now(step)
-        names = self._hooks.before_run()
         try:
             result = self._programs.step(self._iterator, tf.constant(record), names)
         except tf.errors.OutOfRangeError:

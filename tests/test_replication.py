@@ -3,7 +3,12 @@ CPU devices computes what it computes on one device with the same global batch.
 
 Tolerance: 1e-6 relative to the largest magnitude of each compared array (sums
 over replicas add in a different order than one device's reductions; observed
-differences are below 6e-7).
+differences are below 7e-7). One exception, for optimizer slots that accumulate
+a gradient which is a near-cancelling sum (Adam's first moment of the 2-class
+classifier bias: the rows' p - y terms are ~100x larger than their mean): the
+rounding of those terms is relative to the terms, not the result, so slots are
+compared within 1e-5 (observed up to 2.9e-6); the weights they update are held
+to 1e-6.
 
 Estimator semantics under a strategy that these runs pin down:
 - input_fn gets an ``input_context`` and model_fn sees per-replica batches
@@ -17,6 +22,14 @@ Estimator semantics under a strategy that these runs pin down:
   replicas, as Estimator's ``_get_loss_reduce_op_for_reporting`` reported it;
 - a train_op that bumps the global step by hand advances it once per step, not
   once per replica.
+
+TPUEstimator(use_tpu=True) on the replicas runs with TPUEstimator's TPU
+semantics, checked against the same program on one device (CPU semantics):
+model_fn gets the per-shard params["batch_size"] while input_fn gets the
+per-host one; host_call and metric_fn receive their tensors concatenated across
+replicas; hooks see the global step jump by iterations_per_loop; the evaluate
+``loss`` is replica 0's mean loss (TPUEstimator's), the metric_fn's metrics are
+the whole batch's.
 """
 
 import json
@@ -31,13 +44,23 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = ROOT / "tests" / "programs" / "replicated_training.py"
 RELATIVE_TOLERANCE = 1e-6
+SLOT_RELATIVE_TOLERANCE = 1e-5
 STEPS = 12
+
+
+TPU_FIXTURE = "tpu_bert_classifier_cpu"
+TPU_STEPS, ITERATIONS_PER_LOOP = 25, 10
+EVAL_BATCH, EVAL_STEPS = 32, 6
 
 
 def _run(fixture: str, replicas: int, global_batch: int, out: Path) -> tuple[dict, dict]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
     command = [sys.executable, str(PROGRAM), "--fixture", fixture, "--replicas", str(replicas)]
-    command += ["--global-batch", str(global_batch), "--steps", str(STEPS), "--out", str(out)]
+    command += ["--global-batch", str(global_batch), "--out", str(out)]
+    if fixture == TPU_FIXTURE:
+        command += ["--tpu", "--steps", str(TPU_STEPS), "--eval-steps", str(EVAL_STEPS)]
+    else:
+        command += ["--steps", str(STEPS)]
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     trace = json.loads((out / "trace.json").read_text())
@@ -45,11 +68,11 @@ def _run(fixture: str, replicas: int, global_batch: int, out: Path) -> tuple[dic
     return trace, variables
 
 
-def _assert_close(actual, expected, what: str) -> None:
+def _assert_close(actual, expected, what: str, tolerance: float = RELATIVE_TOLERANCE) -> None:
     actual, expected = np.asarray(actual, np.float64), np.asarray(expected, np.float64)
     scale = max(float(np.max(np.abs(expected))), 1e-30)
     worst = float(np.max(np.abs(actual - expected))) / scale
-    assert worst <= RELATIVE_TOLERANCE, f"{what}: relative difference {worst:.3g}"
+    assert worst <= tolerance, f"{what}: relative difference {worst:.3g}"
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +126,36 @@ def test_hand_written_gradients_sum_across_replicas(runs, replicas):
         _assert_close(variables[name] / replicas, one_vars[name], f"slot {name} / replicas")
     for name in ("loss", "rmse"):
         _assert_close(trace["metrics"][name], one_trace["metrics"][name], f"metric {name}")
+
+
+@pytest.mark.parametrize("replicas", [2, 4])
+def test_tpu_estimator_on_replicas_equals_one_device(runs, replicas):
+    """BERT-style TPUEstimator: CrossShardOptimizer around a custom optimizer,
+    host_call summaries, eval_metrics, scaffold_fn warm start."""
+    global_batch = 16
+    one_trace, one_vars = runs(TPU_FIXTURE, 1, global_batch)
+    trace, variables = runs(TPU_FIXTURE, replicas, global_batch)
+
+    # Batch sizes: input_fn per host (PER_HOST_V1, one host), model_fn per shard.
+    assert trace["input_batch_sizes"] == [global_batch, EVAL_BATCH]
+    assert trace["model_batch_sizes"] == [global_batch // replicas, EVAL_BATCH // replicas]
+    assert one_trace["model_batch_sizes"] == [global_batch, EVAL_BATCH]
+    # Host calls get one row per replica (host_call) or the whole batch (metric_fn);
+    # the first entry is discovery's graph of one replica.
+    assert trace["host_call_rows"] == [1, replicas]
+    assert trace["metric_fn_rows"] == [EVAL_BATCH // replicas, EVAL_BATCH]
+    # iterations_per_loop: hooks run once per loop of 10 steps (the last one 5).
+    assert trace["steps_after_runs"] == [0, ITERATIONS_PER_LOOP, 2 * ITERATIONS_PER_LOOP]
+    assert one_trace["steps_after_runs"] == list(range(TPU_STEPS))
+    # The host_call wrote every step's loss (the mean of the replicas' losses).
+    assert trace["host_call_steps"] == one_trace["host_call_steps"] == list(range(TPU_STEPS))
+    _assert_close(trace["host_call_losses"], one_trace["host_call_losses"], "host_call loss")
+    for name in ("eval_accuracy", "eval_loss"):
+        _assert_close(trace["metrics"][name], one_trace["metrics"][name], f"metric {name}")
+    assert trace["metrics"]["global_step"] == TPU_STEPS
+    assert sorted(variables) == sorted(one_vars)
+    slots = {name for name in one_vars if name.endswith(("/adam_m", "/adam_v"))}
+    assert len(slots) == 8
+    for name, value in one_vars.items():
+        tolerance = SLOT_RELATIVE_TOLERANCE if name in slots else RELATIVE_TOLERANCE
+        _assert_close(variables[name], value, f"variable {name}", tolerance)

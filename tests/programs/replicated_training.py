@@ -2,12 +2,17 @@
 runtime on ``--replicas`` logical CPU devices (MirroredStrategy; 1 = no strategy)
 at a fixed global batch size, and writes what the replication test compares.
 
-The fixture's own input_fns are re-batched to the per-replica batch size that
-``input_context`` gives, so step k of every run covers the same rows.
+Estimator fixtures: the fixture's own input_fns are re-batched to the
+per-replica batch size that ``input_context`` gives, so step k of every run
+covers the same rows. TPUEstimator fixtures (``--tpu``): the fixture's own
+TPUEstimator with ``use_tpu=True`` and the strategy as the override; its
+input_fns get the per-host batch size from TPUEstimator itself.
 
 Writes to --out: trace.json (reported per-step losses from the ``loss`` summary,
-the evaluate() dict, the batch sizes input_fn and model_fn saw) and
-variables.npz (the final checkpoint).
+the evaluate() dict, the batch sizes input_fn and model_fn saw, for TPU
+fixtures also the host_call summaries, the rows host_call and metric_fn
+received and the global steps a hook saw after each run) and variables.npz
+(the final checkpoint).
 """
 
 import argparse
@@ -62,6 +67,9 @@ class Program:
             config=config,
         )
 
+    def hooks(self) -> list:
+        return []
+
     def estimator(self, model_dir: str):
         from runtime import estimator
 
@@ -83,14 +91,99 @@ class Program:
         return estimator.Estimator(self.model_fn, model_dir=model_dir, config=config, params=params)
 
 
-def reported_losses(model_dir: str) -> dict:
-    losses = {}
+class TPUProgram(Program):
+    """A TPUEstimator fixture with use_tpu=True on the replicas.
+
+    Two hyperparameters differ from the fixture's: dropout is off (random masks
+    are drawn per replica, so they cannot match one device's) and the clip norm
+    is one that never clips (CrossShardOptimizer clips each replica's gradients
+    before summing them, as on TPU, which differs from clipping the batch's).
+    """
+
+    def __init__(self, fixture: str, replicas: int, global_batch: int) -> None:
+        super().__init__(fixture, replicas, global_batch)
+        self.host_call_rows: set[int] = set()
+        self.metric_fn_rows: set[int] = set()
+        self.steps_after_runs: list[int] = []
+
+    def input_fn(self, fixture_input_fn):
+        def input_fn(params):
+            self.input_batch_sizes.add(params["batch_size"])
+            return fixture_input_fn(params)
+
+        return input_fn
+
+    def model_fn(self, features, labels, mode, params, config):
+        self.model_batch_sizes.add(params["batch_size"])
+        spec = self.module.model_fn(features, labels, mode, params, config)
+        if spec.host_call is not None:
+            spec = spec._replace(host_call=self._recording(spec.host_call, self.host_call_rows))
+        if spec.eval_metrics is not None:
+            spec = spec._replace(
+                eval_metrics=self._recording(spec.eval_metrics, self.metric_fn_rows)
+            )
+        return spec
+
+    @staticmethod
+    def _recording(host_call, rows: set):
+        fn, tensors = host_call
+
+        def recorded(*args):
+            rows.add(int(args[0].shape[0]))
+            return fn(*args)
+
+        return recorded, tensors
+
+    def estimator(self, model_dir: str):
+        from runtime.estimator import tpu
+
+        legacy = self.module.make_estimator(tempfile.mkdtemp())
+        strategy = None
+        if self.replicas > 1:
+            devices = [f"/cpu:{i}" for i in range(self.replicas)]
+            strategy = tf.distribute.MirroredStrategy(
+                devices, cross_device_ops=tf.distribute.ReductionToOneDevice()
+            )
+        config = tpu.RunConfig(
+            tf_random_seed=legacy.config.tf_random_seed,
+            save_checkpoints_steps=legacy.config.save_checkpoints_steps,
+            tpu_config=legacy.config.tpu_config,
+            train_distribute=strategy,
+        )
+        params = dict(legacy.params, hidden_dropout_prob=0.0, clip_norm=1000.0)
+        return tpu.TPUEstimator(
+            self.model_fn,
+            model_dir=model_dir,
+            config=config,
+            params=params,
+            use_tpu=True,
+            train_batch_size=self.global_batch,
+            eval_batch_size=legacy._batch_sizes["eval"],
+        )
+
+    def hooks(self) -> list:
+        program = self
+
+        class StepsAfterRuns(tf.compat.v1.train.SessionRunHook):
+            def before_run(self, run_context):
+                step = tf.compat.v1.train.get_global_step()
+                return tf.compat.v1.train.SessionRunArgs(step)
+
+            def after_run(self, run_context, run_values):
+                program.steps_after_runs.append(int(run_values.results))
+
+        return [StepsAfterRuns()]
+
+
+def scalar_summaries(model_dir: str, tag: str) -> dict:
+    """``{step: value}`` of one scalar tag in model_dir's event files."""
+    values = {}
     for path in sorted(Path(model_dir).glob("events.out.tfevents.*")):
         for event in tf.compat.v1.train.summary_iterator(str(path)):
             for value in event.summary.value:
-                if value.tag == "loss":
-                    losses[event.step] = float(tf.make_ndarray(value.tensor))
-    return losses
+                if value.tag == tag:
+                    values[event.step] = float(tf.make_ndarray(value.tensor))
+    return values
 
 
 def main() -> None:
@@ -99,6 +192,8 @@ def main() -> None:
     parser.add_argument("--replicas", type=int, required=True)
     parser.add_argument("--global-batch", type=int, required=True)
     parser.add_argument("--steps", type=int, required=True)
+    parser.add_argument("--eval-steps", type=int)
+    parser.add_argument("--tpu", action="store_true", help="a TPUEstimator fixture")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     (cpu,) = tf.config.list_physical_devices("CPU")
@@ -106,14 +201,15 @@ def main() -> None:
         cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS
     )
     random.seed(0)
-    program = Program(args.fixture, args.replicas, args.global_batch)
+    program = (TPUProgram if args.tpu else Program)(args.fixture, args.replicas, args.global_batch)
     model_dir = str(Path(args.out) / "model")
     est = program.estimator(model_dir)
-    est.train(program.input_fn(program.module.train_input_fn), steps=args.steps)
-    metrics = est.evaluate(program.input_fn(program.module.eval_input_fn))
+    hooks = program.hooks()
+    est.train(program.input_fn(program.module.train_input_fn), steps=args.steps, hooks=hooks)
+    metrics = est.evaluate(program.input_fn(program.module.eval_input_fn), steps=args.eval_steps)
     names = est.get_variable_names()
     np.savez(Path(args.out) / "variables.npz", **{n: est.get_variable_value(n) for n in names})
-    losses = sorted(reported_losses(model_dir).items())
+    losses = sorted(scalar_summaries(model_dir, "loss").items())
     trace = {
         "losses": [loss for _, loss in losses],
         "loss_steps": [step for step, _ in losses],
@@ -121,6 +217,15 @@ def main() -> None:
         "input_batch_sizes": sorted(program.input_batch_sizes),
         "model_batch_sizes": sorted(program.model_batch_sizes),
     }
+    if args.tpu:
+        host_losses = sorted(scalar_summaries(model_dir, "host_call/loss").items())
+        trace.update(
+            host_call_losses=[loss for _, loss in host_losses],
+            host_call_steps=[step for step, _ in host_losses],
+            host_call_rows=sorted(program.host_call_rows),
+            metric_fn_rows=sorted(program.metric_fn_rows),
+            steps_after_runs=program.steps_after_runs,
+        )
     (Path(args.out) / "trace.json").write_text(json.dumps(trace, indent=1))
 
 

@@ -130,6 +130,7 @@ class RunConfig(_RunConfig):
             raise ValueError("Both master and cluster are set.")
         if cluster is not None:
             master = cluster.master()
+        self._tpu_master = master
         if master is not None:
             self._master = master
         if evaluation_master is not None:
@@ -142,6 +143,11 @@ class RunConfig(_RunConfig):
     @property
     def cluster(self):
         return self._cluster
+
+    @property
+    def tpu_master(self) -> str | None:
+        """The TPU given as ``master`` or by ``cluster`` (None: none given)."""
+        return self._tpu_master
 
     def replace(self, **kwargs) -> RunConfig:
         if "tpu_config" not in kwargs:

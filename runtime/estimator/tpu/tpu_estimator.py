@@ -1,10 +1,18 @@
 """``TPUEstimator`` on the runtime.
 
-Where there is no TPU it runs as TPUEstimator ran with ``use_tpu=False``:
-``params["batch_size"]`` is the global batch size for input_fn and model_fn,
-``params["use_tpu"]`` is False, and a ``TPUEstimatorSpec`` runs through
-``as_estimator_spec()`` (metric_fn called directly, host_call with every step,
-scaffold_fn called once per graph).
+On replicas (a TPUStrategy, several GPUs, or a strategy given as
+``RunConfig(train_distribute=...)``) with ``use_tpu=True`` it runs as TPUEstimator
+ran on a TPU: model_fn gets the per-shard ``params["batch_size"]``,
+``params["use_tpu"]=True`` and ``params["context"]``; ``eval_metrics`` and
+``host_call`` run on the host over tensors concatenated across replicas; the
+global step jumps by ``iterations_per_loop`` per run; the reported loss is
+replica 0's.
+
+Elsewhere (no replicas, or ``use_tpu=False``) it runs as TPUEstimator ran on
+CPU: ``params["batch_size"]`` is the global batch size for input_fn and
+model_fn, ``params["use_tpu"]`` is False, and a ``TPUEstimatorSpec`` runs
+through ``as_estimator_spec()`` (metric_fn called directly, host_call with
+every step, scaffold_fn called once per graph).
 """
 
 from __future__ import annotations
@@ -12,11 +20,17 @@ from __future__ import annotations
 import functools
 import logging
 
+import tensorflow as tf
+
+from runtime import strategy_selection
 from runtime.engine import Estimator
 from runtime.estimator.tpu.tpu_config import RunConfig, parse_iterations_per_loop
-from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
+from runtime.estimator.tpu.tpu_context import ReplicaLayout, TPUContext
+from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec, device_spec
+from runtime.host_calls import HostCallOutfeed
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, call_input_fn, fn_args, verify_model_fn_args
+from runtime.replication import Replication
 
 log = logging.getLogger("runtime")
 
@@ -25,6 +39,8 @@ RESERVED_PARAMS_KEYS = ["batch_size", "context"]
 
 class TPUEstimator(Estimator):
     """Runs a TPU ``model_fn`` (``tf.compat.v1.estimator.tpu.TPUEstimator``)."""
+
+    runs_host_calls_on_host = True
 
     def __init__(
         self,
@@ -79,32 +95,105 @@ class TPUEstimator(Estimator):
             ModeKeys.PREDICT: predict_batch_size,
         }
         self.use_tpu = use_tpu
+        self._eval_on_tpu = eval_on_tpu
         self._export_to_cpu = export_to_cpu
         self._export_to_tpu = export_to_tpu
-        if use_tpu:
-            log.warning(
-                "TPUEstimator(use_tpu=True): no TPU here; running on CPU/GPU with "
-                "TPUEstimator's CPU semantics (global batch size in params)."
-            )
         super().__init__(
-            model_fn=self._model_fn_on_cpu,
+            model_fn=self._run_model_fn,
             model_dir=model_dir,
             config=config,
             params=params or {},
             warm_start_from=warm_start_from,
         )
+        if use_tpu and not self._on_replicas(ModeKeys.TRAIN):
+            log.warning(
+                "TPUEstimator(use_tpu=True): no TPU, no GPUs and no train_distribute "
+                "strategy; running on one device with TPUEstimator's CPU semantics "
+                "(global batch size in params)."
+            )
 
-    def _model_fn_on_cpu(self, features, labels, mode, config, params, *, exporting=False):
-        """The user's model_fn, called as TPUEstimator called it on CPU (for export
-        without ``params["batch_size"]``: serving batches have any size)."""
+    # ------------------------------------------------------------- placement
+    def _replications_for(self, config) -> dict[str, Replication]:
+        """With use_tpu: the TPU (or GPUs, or the user's strategy) for training and,
+        with eval_on_tpu, evaluation; prediction on one device."""
+        if not self.use_tpu:
+            return super()._replications_for(config)
+        strategy = strategy_selection.training_strategy(config, replicated_model_fn=True)
+        eval_strategy = config.eval_distribute or (strategy if self._eval_on_tpu else None)
+        return {
+            ModeKeys.TRAIN: Replication(strategy),
+            ModeKeys.EVAL: Replication(eval_strategy),
+            ModeKeys.PREDICT: Replication(),
+        }
+
+    def _on_replicas(self, mode: str) -> bool:
+        """Whether ``mode`` runs with TPUEstimator's TPU semantics."""
+        return self.use_tpu and self._replications[mode].replicated
+
+    def _metric_variable_strategy(self) -> tf.distribute.Strategy:
+        if self._on_replicas(ModeKeys.EVAL):  # metric_fn runs on the host
+            return tf.distribute.get_strategy()
+        return super()._metric_variable_strategy()
+
+    def _outfeed_for(self, mode: str) -> HostCallOutfeed | None:
+        if not self._on_replicas(mode):
+            return None
+        return HostCallOutfeed(self._replications[mode])
+
+    def _steps_per_run(self) -> int | None:
+        if not self._on_replicas(ModeKeys.TRAIN):
+            return None
+        count, unit = parse_iterations_per_loop(self._config.tpu_config.iterations_per_loop)
+        return count if unit == "count" else None
+
+    def _layout(self, mode: str) -> ReplicaLayout:
+        global_batch_size = self._batch_sizes[mode]
+        if global_batch_size is None:
+            raise ValueError(f"TPUEstimator on replicas needs `{mode}_batch_size`; got None.")
+        replication = self._replications[mode]
+        return ReplicaLayout(
+            mode=mode,
+            global_batch_size=global_batch_size,
+            num_replicas=replication.num_replicas,
+            num_hosts=replication.input_context().num_input_pipelines,
+            per_host_input=self._config.tpu_config.per_host_input_for_training,
+        )
+
+    # ------------------------------------------------------------ public API
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        if self._on_replicas(ModeKeys.TRAIN) and steps is None and max_steps is None:
+            raise ValueError(
+                "For TPU training, one of `steps` or `max_steps` must be set. "
+                "Cannot be both `None`."
+            )
+        return super().train(input_fn, hooks, steps, max_steps, saving_listeners)
+
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        if self._on_replicas(ModeKeys.EVAL) and steps is None:
+            raise ValueError("Evaluate `steps` must be set on TPU. Cannot be `None`.")
+        return super().evaluate(input_fn, steps, hooks, checkpoint_path, name)
+
+    # -------------------------------------------------------------- model_fn
+    def _run_model_fn(
+        self, features, labels, mode, config, params, *, exporting=False, outfeed=None
+    ):
+        """The user's model_fn, called as TPUEstimator called it (for export
+        without ``params["batch_size"]``: serving batches have any size).
+
+        ``outfeed``: the step's host-call outfeed on replicas; without one a
+        TPUEstimatorSpec runs as on CPU (also when discovery builds the graph).
+        """
         args = fn_args(self._tpu_model_fn)
         if "params" not in args:
             raise ValueError(
                 f"model_fn ({self._tpu_model_fn}) does not include params argument, required by "
                 "TPUEstimator to pass batch size as params['batch_size']"
             )
-        params = dict(params) if exporting else self._with_batch_size(params, mode)
-        params["use_tpu"] = False
+        params = dict(params)
+        if exporting:
+            params["use_tpu"] = False
+        else:
+            params.update(self._model_fn_params(mode))
         kwargs = {"params": params}
         if "labels" in args:
             kwargs["labels"] = labels
@@ -115,9 +204,31 @@ class TPUEstimator(Estimator):
         if "config" in args:
             kwargs["config"] = config
         spec = self._tpu_model_fn(features=features, **kwargs)
+        if not exporting and (self._on_replicas(mode) or outfeed is not None):
+            return device_spec(spec, outfeed)
         if isinstance(spec, TPUEstimatorSpec):
             return spec.as_estimator_spec()
         return spec
+
+    def _model_fn_params(self, mode: str) -> dict:
+        if not self._on_replicas(mode):
+            params = {"use_tpu": False}
+            if self._batch_sizes[mode] is not None:
+                params["batch_size"] = self._batch_sizes[mode]
+            return params
+        layout = self._layout(mode)
+        return {
+            "batch_size": layout.batch_size_for_model_fn,
+            "use_tpu": True,
+            "context": TPUContext(layout),
+        }
+
+    def _caller(self, outfeed: HostCallOutfeed | None = None) -> ModelFnCaller:
+        return ModelFnCaller(
+            functools.partial(self._run_model_fn, outfeed=outfeed),
+            params=self._params,
+            config=self.config,
+        )
 
     def _export_caller(self) -> ModelFnCaller:
         if not self._export_to_cpu and not self._export_to_tpu:
@@ -133,24 +244,40 @@ class TPUEstimator(Estimator):
                 "graph (tag serve) only, not the TPU inference graph (tags serve, tpu)."
             )
         return ModelFnCaller(
-            functools.partial(self._model_fn_on_cpu, exporting=True),
+            functools.partial(self._run_model_fn, exporting=True),
             params=self._params,
             config=self.config,
         )
 
+    # -------------------------------------------------------------- input_fn
     def _call_input_fn(self, input_fn, mode: str, input_context=None):
         if "params" not in fn_args(input_fn):
             raise ValueError(
                 f"input_fn ({input_fn}) does not include params argument, required by "
                 'TPUEstimator to pass batch size as params["batch_size"]'
             )
-        params = self._with_batch_size(self._params, mode)
-        return call_input_fn(
+        params = dict(self._params)
+        if not self._on_replicas(mode):
+            if self._batch_sizes[mode] is not None:
+                params["batch_size"] = self._batch_sizes[mode]
+            return call_input_fn(
+                input_fn, mode, params=params, config=self._config, input_context=input_context
+            )
+        layout = self._layout(mode)
+        params["batch_size"] = layout.batch_size_for_input_fn
+        host_id = input_context.input_pipeline_id if input_context is not None else 0
+        params["context"] = TPUContext(layout, host_id=host_id)
+        result = call_input_fn(
             input_fn, mode, params=params, config=self._config, input_context=input_context
         )
+        if layout.input_per_replica:
+            return result
+        return _split_host_batches(result, layout.batch_size_for_model_fn)
 
-    def _with_batch_size(self, params: dict, mode: str) -> dict:
-        params = dict(params)
-        if self._batch_sizes[mode] is not None:
-            params["batch_size"] = self._batch_sizes[mode]
-        return params
+
+def _split_host_batches(result, per_replica: int) -> tf.data.Dataset:
+    """PER_HOST_V1: each host batch split into consecutive per-replica batches
+    (replica i of a step gets rows ``[i * per_replica, (i + 1) * per_replica)``)."""
+    if not isinstance(result, tf.data.Dataset):
+        result = tf.data.Dataset.from_tensors(result).repeat()
+    return result.rebatch(per_replica, drop_remainder=True)

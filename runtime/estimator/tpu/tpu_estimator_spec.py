@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import collections
 import inspect
+import logging
 
 import tensorflow as tf
 
 from runtime.hooks import InGraphHook
+from runtime.host_calls import HostCallOutfeed, call_host_fn
+from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import fn_args
 from runtime.spec import EstimatorSpec
+
+log = logging.getLogger("runtime")
 
 _FIELDS = [
     "mode",
@@ -70,7 +75,7 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
         """The equivalent EstimatorSpec, as TPUEstimator built it for CPU/GPU:
         metric_fn called directly on the tensors, host_call's ops run every step,
         scaffold_fn called."""
-        eval_metric_ops = call_host_fn("eval_metrics", self.eval_metrics)
+        eval_metric_ops = call_host_fn(self.eval_metrics) if self.eval_metrics else None
         hooks = host_call_hooks(self.host_call)
         scaffold = self.scaffold_fn() if self.scaffold_fn else None
         return EstimatorSpec(
@@ -109,21 +114,57 @@ def validate_host_calls(host_calls: dict, *, spec_name: str = "TPUEstimatorSpec"
                 )
 
 
-def call_host_fn(name: str, host_call):
-    """Calls a host_call / metric_fn on its tensors (None when there is none)."""
-    if host_call is None:
-        return None
-    fn, tensors = host_call
-    if isinstance(tensors, (tuple, list)):
-        return fn(*tensors)
-    return fn(**tensors)
+def device_spec(spec, outfeed: HostCallOutfeed | None) -> EstimatorSpec:
+    """A replica's part of model_fn's spec on TPU (TPUEstimator's TPU path).
+
+    A TPUEstimatorSpec's host calls and scaffold_fn go to the step's
+    ``outfeed``, which runs them on the host; without an outfeed (the discovery
+    graph) the host calls are called directly, as on CPU, in the same order
+    the host calls them. A plain EstimatorSpec is checked as TPUEstimator did.
+    """
+    if not isinstance(spec, TPUEstimatorSpec):
+        return _verified_plain_spec(spec)
+    if outfeed is None:
+        return spec.as_estimator_spec()
+    outfeed.enqueue(
+        eval_metrics=spec.eval_metrics, host_call=spec.host_call, scaffold_fn=spec.scaffold_fn
+    )
+    return EstimatorSpec(
+        mode=spec.mode,
+        predictions=spec.predictions,
+        loss=spec.loss,
+        train_op=spec.train_op,
+        export_outputs=spec.export_outputs,
+        training_hooks=spec.training_hooks,
+        evaluation_hooks=spec.evaluation_hooks,
+        prediction_hooks=spec.prediction_hooks,
+    )
+
+
+def _verified_plain_spec(spec: EstimatorSpec) -> EstimatorSpec:
+    if spec.mode == ModeKeys.EVAL:
+        raise RuntimeError(
+            f"estimator_spec used by TPU evaluation must have type`TPUEstimatorSpec`. "
+            f"Got {type(spec)}"
+        )
+    message = "{} returned by EstimatorSpec is not supported in TPUEstimator."
+    if spec.training_chief_hooks:
+        raise ValueError(
+            message.format("training_chief_hooks")
+            + "If you want to pass training hooks, please pass via training_hooks."
+        )
+    if spec.scaffold.init_fn is not None or spec.scaffold.saver is not None:
+        log.warning(
+            "EstimatorSpec.Scaffold is ignored by TPU train/eval. Please use TPUEstimatorSpec."
+        )
+    return spec
 
 
 def host_call_hooks(host_call) -> tuple:
     """The hook that runs a ``host_call``'s ops with every step (none without one)."""
     if host_call is None:
         return ()
-    return (HostCallHook(call_host_fn("host_call", host_call)),)
+    return (HostCallHook(call_host_fn(host_call)),)
 
 
 class HostCallHook(InGraphHook):

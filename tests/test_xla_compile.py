@@ -1,0 +1,57 @@
+"""The XLA-compile check (runtime/xla_check.py) over every equivalence fixture
+program: the device part of each train, eval and predict step compiles with
+``jit_compile=True`` on the CPU, with a real element's static shapes, the way a
+TPU compiles it; a TPUEstimator's host calls stay outside the compiled step.
+
+Three programs contain ops no TPU compiles, and the check must say so, naming
+the op (TPUEstimator ran them on a TPU no better): a sparse Adagrad update of an
+embedding (TPU code densifies it, e.g. BERT's use_one_hot_embeddings), v1
+summaries inside model_fn (TPU code writes them in a host_call), and string
+constants in the predict graph (class names for a Classify export).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAM = ROOT / "tests" / "programs" / "xla_compile_check.py"
+FIXTURES = sorted(
+    path.name
+    for path in (ROOT / "fixtures" / "equivalence").iterdir()
+    if (path / "migrated.py").exists()
+)
+NOT_TPU_PROGRAMS = {
+    ("partitioned_embedding_keras_metric", "train"): "rejected: ResourceSparseApplyAdagrad",
+    ("v1_summaries", "train"): "rejected: ScalarSummary",
+    ("v1_summaries", "eval"): "rejected: ScalarSummary",
+    ("serving_signatures", "infer"): "rejected: ExpandDims",
+}
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("xla") / "verdicts.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
+    command = [sys.executable, str(PROGRAM), "--out", str(out), *FIXTURES]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return json.loads(out.read_text())
+
+
+def test_every_fixture_program_is_checked():
+    assert len(FIXTURES) >= 14
+    assert {fixture for fixture, _ in NOT_TPU_PROGRAMS} <= set(FIXTURES)
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+def test_steps_compile_with_xla(verdicts, fixture):
+    expected = {
+        mode: NOT_TPU_PROGRAMS.get((fixture, mode), "compiled")
+        for mode in ("train", "eval", "infer")
+    }
+    assert verdicts[fixture] == expected
