@@ -370,7 +370,11 @@ class Estimator:
         iterator = pipeline.iterator
         program = PredictProgram(self._traced(blueprint))
         hooks = list(hooks or [])
-        with self._store.serving(), self._graph_options():
+        with (
+            self._replications[ModeKeys.PREDICT].scope(),
+            self._store.serving(),
+            self._graph_options(),
+        ):
             self._trace_hooks(
                 program.traced,
                 hooks,
@@ -379,14 +383,18 @@ class Estimator:
             )
         driver = HookDriver(hooks, store=self._store)
         driver.after_create_session()
+        replication = self._replications[ModeKeys.PREDICT]
         while True:
             names = driver.before_run() if driver else ()
-            with self._store.serving(), self._graph_options():
+            with replication.scope(), self._store.serving(), self._graph_options():
                 try:
                     result = program.step(iterator, names)
                 except tf.errors.OutOfRangeError:
                     break
-            predictions = predictions_lib.select_keys(_numpy(result["predictions"]), predict_keys)
+            predictions = _numpy(result["predictions"])
+            if "padding_mask" in result:
+                predictions = predictions_lib.real_rows(predictions, result["padding_mask"].numpy())
+            predictions = predictions_lib.select_keys(predictions, predict_keys)
             stop = driver.after_run(result["fetched"]) if driver else False
             yield from predictions_lib.examples(predictions, yield_single_examples)
             if stop:

@@ -14,6 +14,13 @@ def examples(predictions, yield_single_examples: bool):
             yield {key: value[i] for key, value in predictions.items()}
 
 
+def real_rows(predictions, padding_mask):
+    """The rows of a padded batch that came from the input (TPU predict padding)."""
+    if isinstance(predictions, dict):
+        return {key: value[padding_mask] for key, value in predictions.items()}
+    return predictions[padding_mask]
+
+
 def select_keys(predictions, predict_keys):
     if not predict_keys:
         return predictions

@@ -396,13 +396,25 @@ def predictions_of(spec: EstimatorSpec):
 
 
 class PredictProgram:
-    """``step(iterator)`` returns one batch of predictions (and what hooks fetch)."""
+    """``step(iterator)`` returns one batch of predictions (and what hooks fetch).
+
+    On replicas (TPUEstimator) each element is ``(features, padding_mask)``: the
+    batch padded to full size and split across replicas; the step returns the
+    replicas' predictions concatenated, with the mask of the real rows.
+    """
 
     def __init__(self, traced: TracedModel):
         self.traced = traced
         self.step = tf.function(self._step, autograph=False)
 
     def _step(self, iterator, fetch_names=()):
-        predictions, _ = self.traced.run(iterator.get_next(), on_replica=predictions_of)
+        element = iterator.get_next()
+        predictions, _ = self.traced.run(element, on_replica=predictions_of)
+        outputs = {}
+        replication = self.traced.replication
+        if replication.replicated:
+            predictions = tf.nest.map_structure(replication.concatenate, predictions)
+            outputs["padding_mask"] = replication.concatenate(element[1])
         after = tf.group(tf.nest.flatten(predictions))
-        return {"predictions": predictions, "fetched": fetch_by_name(fetch_names, after=after)}
+        outputs.update(predictions=predictions, fetched=fetch_by_name(fetch_names, after=after))
+        return outputs

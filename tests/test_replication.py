@@ -29,7 +29,7 @@ model_fn gets the per-shard params["batch_size"] while input_fn gets the
 per-host one; host_call and metric_fn receive their tensors concatenated across
 replicas; hooks see the global step jump by iterations_per_loop; the evaluate
 ``loss`` is replica 0's mean loss (TPUEstimator's), the metric_fn's metrics are
-the whole batch's.
+the whole batch's; predict pads the last partial batch and drops the padded rows.
 """
 
 import json
@@ -65,6 +65,8 @@ def _run(fixture: str, replicas: int, global_batch: int, out: Path) -> tuple[dic
     assert result.returncode == 0, result.stderr[-4000:]
     trace = json.loads((out / "trace.json").read_text())
     variables = dict(np.load(out / "variables.npz"))
+    if (out / "probabilities.npy").exists():
+        trace["probabilities"] = np.load(out / "probabilities.npy")
     return trace, variables
 
 
@@ -153,6 +155,10 @@ def test_tpu_estimator_on_replicas_equals_one_device(runs, replicas):
     for name in ("eval_accuracy", "eval_loss"):
         _assert_close(trace["metrics"][name], one_trace["metrics"][name], f"metric {name}")
     assert trace["metrics"]["global_step"] == TPU_STEPS
+    # predict: 12 rows in batches of 8 on the replicas, the last one padded from 4;
+    # the padded rows are dropped.
+    assert trace["probabilities"].shape == one_trace["probabilities"].shape == (12, 2)
+    _assert_close(trace["probabilities"], one_trace["probabilities"], "predictions")
     assert sorted(variables) == sorted(one_vars)
     slots = {name for name in one_vars if name.endswith(("/adam_m", "/adam_v"))}
     assert len(slots) == 8

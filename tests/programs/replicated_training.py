@@ -11,8 +11,9 @@ input_fns get the per-host batch size from TPUEstimator itself.
 Writes to --out: trace.json (reported per-step losses from the ``loss`` summary,
 the evaluate() dict, the batch sizes input_fn and model_fn saw, for TPU
 fixtures also the host_call summaries, the rows host_call and metric_fn
-received and the global steps a hook saw after each run) and variables.npz
-(the final checkpoint).
+received and the global steps a hook saw after each run, and
+probabilities.npy from predict() over 12 rows) and variables.npz (the final
+checkpoint).
 """
 
 import argparse
@@ -27,6 +28,7 @@ import numpy as np
 import tensorflow as tf
 
 NUM_LOGICAL_CPUS = 4
+PREDICT_ROWS, PREDICT_BATCH_ON_REPLICAS = 12, 8
 
 
 def _call_with_declared(fn, **kwargs):
@@ -151,6 +153,9 @@ class TPUProgram(Program):
             train_distribute=strategy,
         )
         params = dict(legacy.params, hidden_dropout_prob=0.0, clip_norm=1000.0)
+        # On replicas the last predict batch (4 of 8 rows) is padded; one device
+        # predicts in full batches of 4 (the model reshapes to the batch size).
+        self.predict_batch = PREDICT_BATCH_ON_REPLICAS if self.replicas > 1 else 4
         return tpu.TPUEstimator(
             self.model_fn,
             model_dir=model_dir,
@@ -159,7 +164,12 @@ class TPUProgram(Program):
             use_tpu=True,
             train_batch_size=self.global_batch,
             eval_batch_size=legacy._batch_sizes["eval"],
+            predict_batch_size=self.predict_batch,
         )
+
+    def predict_input_fn(self, params):
+        rows = {"x": self.module.X[:PREDICT_ROWS]}
+        return tf.data.Dataset.from_tensor_slices(rows).batch(params["batch_size"])
 
     def hooks(self) -> list:
         program = self
@@ -218,6 +228,8 @@ def main() -> None:
         "model_batch_sizes": sorted(program.model_batch_sizes),
     }
     if args.tpu:
+        predictions = list(est.predict(program.predict_input_fn))
+        np.save(Path(args.out) / "probabilities.npy", [p["probabilities"] for p in predictions])
         host_losses = sorted(scalar_summaries(model_dir, "host_call/loss").items())
         trace.update(
             host_call_losses=[loss for _, loss in host_losses],

@@ -88,6 +88,12 @@ class TPUEstimator(Estimator):
             )
         verify_model_fn_args(model_fn, params)
         parse_iterations_per_loop(config.tpu_config.iterations_per_loop)
+        if config.tpu_config.experimental_host_call_every_n_steps != 1:
+            log.warning(
+                "TPUConfig(experimental_host_call_every_n_steps=%s): the runtime runs "
+                "host_call on every step.",
+                config.tpu_config.experimental_host_call_every_n_steps,
+            )
         self._tpu_model_fn = model_fn
         self._batch_sizes = {
             ModeKeys.TRAIN: train_batch_size,
@@ -114,8 +120,8 @@ class TPUEstimator(Estimator):
 
     # ------------------------------------------------------------- placement
     def _replications_for(self, config) -> dict[str, Replication]:
-        """With use_tpu: the TPU (or GPUs, or the user's strategy) for training and,
-        with eval_on_tpu, evaluation; prediction on one device."""
+        """With use_tpu: the TPU (or GPUs, or the user's strategy) for training,
+        prediction and, with eval_on_tpu, evaluation."""
         if not self.use_tpu:
             return super()._replications_for(config)
         strategy = strategy_selection.training_strategy(config, replicated_model_fn=True)
@@ -123,7 +129,7 @@ class TPUEstimator(Estimator):
         return {
             ModeKeys.TRAIN: Replication(strategy),
             ModeKeys.EVAL: Replication(eval_strategy),
-            ModeKeys.PREDICT: Replication(),
+            ModeKeys.PREDICT: Replication(strategy),
         }
 
     def _on_replicas(self, mode: str) -> bool:
@@ -270,9 +276,31 @@ class TPUEstimator(Estimator):
         result = call_input_fn(
             input_fn, mode, params=params, config=self._config, input_context=input_context
         )
+        if mode == ModeKeys.PREDICT:
+            result = _padded_batches(result, layout.batch_size_for_input_fn)
         if layout.input_per_replica:
             return result
         return _split_host_batches(result, layout.batch_size_for_model_fn)
+
+
+def _padded_batches(dataset, batch_size: int) -> tf.data.Dataset:
+    """``(features, padding_mask)`` batches of exactly ``batch_size`` rows: the
+    last partial batch padded with zeros, as TPUEstimator padded it (the mask
+    marks the real rows, whose predictions alone are returned)."""
+    if not isinstance(dataset, tf.data.Dataset):
+        raise ValueError("input_fn for TPU prediction must return a tf.data.Dataset.")
+
+    def pad(features, *unused_labels):
+        rows = tf.shape(tf.nest.flatten(features)[0])[0]
+
+        def pad_tensor(tensor):
+            paddings = [[0, batch_size - rows]] + [[0, 0]] * (tensor.shape.rank - 1)
+            padded = tf.pad(tensor, paddings)
+            return tf.ensure_shape(padded, [batch_size, *tensor.shape[1:]])
+
+        return tf.nest.map_structure(pad_tensor, features), tf.range(batch_size) < rows
+
+    return dataset.map(pad)
 
 
 def _split_host_batches(result, per_replica: int) -> tf.data.Dataset:
