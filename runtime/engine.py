@@ -369,12 +369,9 @@ class Estimator:
         blueprint, pipeline = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
         iterator = pipeline.iterator
         program = PredictProgram(self._traced(blueprint))
+        replication = program.traced.replication
         hooks = list(hooks or [])
-        with (
-            self._replications[ModeKeys.PREDICT].scope(),
-            self._store.serving(),
-            self._graph_options(),
-        ):
+        with replication.scope(), self._store.serving(), self._graph_options():
             self._trace_hooks(
                 program.traced,
                 hooks,
@@ -383,7 +380,6 @@ class Estimator:
             )
         driver = HookDriver(hooks, store=self._store)
         driver.after_create_session()
-        replication = self._replications[ModeKeys.PREDICT]
         while True:
             names = driver.before_run() if driver else ()
             with replication.scope(), self._store.serving(), self._graph_options():

@@ -218,16 +218,18 @@ class TPUEstimator(Estimator):
 
     def _model_fn_params(self, mode: str) -> dict:
         if not self._on_replicas(mode):
-            params = {"use_tpu": False}
-            if self._batch_sizes[mode] is not None:
-                params["batch_size"] = self._batch_sizes[mode]
-            return params
+            return {"use_tpu": False, **self._global_batch_size_param(mode)}
         layout = self._layout(mode)
         return {
             "batch_size": layout.batch_size_for_model_fn,
             "use_tpu": True,
             "context": TPUContext(layout),
         }
+
+    def _global_batch_size_param(self, mode: str) -> dict:
+        """CPU semantics: the mode's global batch size, when one was given."""
+        batch_size = self._batch_sizes[mode]
+        return {} if batch_size is None else {"batch_size": batch_size}
 
     def _caller(self, outfeed: HostCallOutfeed | None = None) -> ModelFnCaller:
         return ModelFnCaller(
@@ -264,8 +266,7 @@ class TPUEstimator(Estimator):
             )
         params = dict(self._params)
         if not self._on_replicas(mode):
-            if self._batch_sizes[mode] is not None:
-                params["batch_size"] = self._batch_sizes[mode]
+            params.update(self._global_batch_size_param(mode))
             return call_input_fn(
                 input_fn, mode, params=params, config=self._config, input_context=input_context
             )
