@@ -105,6 +105,9 @@ RUNTIME_MODULES = frozenset(
     {"estimator", "estimator.export", "estimator.inputs", "estimator.tpu", "npu"}
 )
 
+# TF 1 layers, which TF 2.16+ serves through Keras 3 unless tf-keras is selected.
+V1_LAYERS = ("tensorflow.layers.", "tensorflow.compat.v1.layers.")
+
 # Runtime namespaces a legacy wildcard import (``from npu_bridge.npu_init import *``)
 # may be rewritten to: the runtime module exports exactly its listed members.
 WILDCARD_NAMESPACES = frozenset({"npu"})

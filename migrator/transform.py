@@ -51,6 +51,8 @@ class MigrateTransformer(cst.CSTTransformer):
         self._calls_by_callee: dict[int, cst.Call] = {}
         self._rewritten_roots: dict[str, int] = {}  # tensorflow_estimator aliases rewritten
         self._occurrence: dict[int, tuple] = {}
+        self._uses_v1_layers = False  # tf.compat.v1.layers need Keras 2: see leave_Module
+        self._global_imports: dict[str, str] | None = None  # see _global_modules
 
     def visit_Module(self, node: cst.Module) -> None:
         self._global_scope = self.get_metadata(ScopeProvider, node)
@@ -136,15 +138,16 @@ class MigrateTransformer(cst.CSTTransformer):
     def _tf1_reference(self, original, updated, qualified: str):
         if "MIG202" not in self.enabled or not qualified.startswith("tensorflow."):
             return updated
+        if qualified.startswith(symbols.V1_LAYERS):
+            self._uses_v1_layers = True
         if not self._contrib_summary_call_converts(original, qualified):
             return updated
         replacement = symbols.tf1_replacement(qualified)
         if qualified in symbols.V1_SUMMARY_OPS and not self._called_with_step(original):
             replacement = "tensorflow.compat.v1" + qualified[len("tensorflow") :]
-        root = _root(original)
-        if replacement is not None and self._qualified(root) == "tensorflow":
-            return _dotted(root.value + replacement[len("tensorflow") :])
-        if replacement is None and qualified.startswith("tensorflow.contrib."):
+        if replacement is not None:
+            return self._tensorflow_reference(original, updated, qualified, replacement)
+        if qualified.startswith("tensorflow.contrib."):
             self._report(
                 original,
                 "MIG102",
@@ -152,6 +155,55 @@ class MigrateTransformer(cst.CSTTransformer):
                 "rewrite it by hand",
             )
         return updated
+
+    def _tensorflow_reference(self, original, updated, qualified: str, replacement: str):
+        """``replacement`` written from this file's ``tensorflow`` name: the chain's
+        own root, or the module's ``import tensorflow[.compat.v1] as tf`` when the
+        chain starts at a legacy module import (``from tensorflow.contrib import
+        summary``), which is then removed once none of its uses is left."""
+        root = _root(original)
+        if not isinstance(root, cst.Name):
+            return updated  # a chain on a call's result; the call's own chain is rewritten
+        if self._qualified(root) == "tensorflow":
+            return _dotted(root.value + replacement[len("tensorflow") :])
+        expression = self._from_global_tensorflow(replacement)
+        if expression is None:
+            self._report(
+                original,
+                "MIG102",
+                f"{_short(qualified)} is {_short(replacement)} in TensorFlow 2, but this file "
+                "has no `import tensorflow` to refer to it through; left unchanged",
+                "add `import tensorflow as tf` and run migrate again",
+            )
+            return updated
+        self._rewritten_roots[root.value] = self._rewritten_roots.get(root.value, 0) + 1
+        return expression
+
+    def _from_global_tensorflow(self, replacement: str) -> cst.BaseExpression | None:
+        """``replacement`` through a global name bound to ``tensorflow``, or to
+        ``tensorflow.compat.v1`` for replacements under ``tensorflow.compat``
+        (whose other names would mean the v1 symbol there)."""
+        for name, bound in self._global_modules().items():
+            if bound == "tensorflow":
+                return _dotted(name + replacement[len("tensorflow") :])
+        for name, bound in self._global_modules().items():
+            if bound == "tensorflow.compat.v1" and replacement.startswith("tensorflow.compat."):
+                if replacement.startswith(bound + "."):
+                    return _dotted(name + replacement[len(bound) :])
+                return _dotted(name + replacement[len("tensorflow") :])
+        return None
+
+    def _global_modules(self) -> dict[str, str]:
+        """Global names bound by an import, with the one qualified name each has."""
+        if self._global_imports is None:
+            self._global_imports = {}
+            for assignment in self._global_scope.assignments:
+                if not isinstance(assignment.node, (cst.Import, cst.ImportFrom)):
+                    continue
+                names = self._global_scope.get_qualified_names_for(assignment.name)
+                if len(names) == 1:
+                    self._global_imports[assignment.name] = next(iter(names)).name
+        return self._global_imports
 
     # --------------------------------------------------------------- imports
     def leave_ImportFrom(
@@ -263,10 +315,12 @@ class MigrateTransformer(cst.CSTTransformer):
     # ----------------------------------------------------------- the module
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         body = [
-            statement for statement in updated.body if not self._unused_estimator_import(statement)
+            statement for statement in updated.body if not self._unused_legacy_import(statement)
         ]
         present = {_import_key(statement) for statement in body}
         new = []
+        if self._uses_v1_layers and not self._needed_imports and not _imports_runtime(body):
+            new.append(_SELECT_LEGACY_KERAS)
         for module, name, alias in dict.fromkeys(self._needed_imports):
             key = (module, name, alias)
             if key not in present:
@@ -279,12 +333,18 @@ class MigrateTransformer(cst.CSTTransformer):
             body[at:at] = new
         return updated.with_changes(body=body)
 
-    def _unused_estimator_import(self, statement) -> bool:
-        """``import tensorflow_estimator as tfe`` whose every use was rewritten."""
+    def _unused_legacy_import(self, statement) -> bool:
+        """``import tensorflow_estimator as tfe`` or ``from tensorflow.contrib import
+        summary`` whose every use was rewritten."""
         if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
             return False
         node = statement.body[0]
-        if not isinstance(node, cst.Import) or len(node.names) != 1 or not node.names[0].asname:
+        if isinstance(node, cst.Import):
+            if len(node.names) != 1 or not node.names[0].asname:
+                return False
+        elif not isinstance(node, cst.ImportFrom) or isinstance(node.names, cst.ImportStar):
+            return False
+        if len(node.names) != 1:
             return False
         bound = _bound_name(node.names[0])
         rewritten = self._rewritten_roots.get(bound, 0)
@@ -417,6 +477,34 @@ def _import_statement(module: str, name: str, alias: str | None) -> cst.SimpleSt
     return cst.SimpleStatementLine(
         [cst.ImportFrom(module=_dotted(module), names=[cst.ImportAlias(cst.Name(name), asname)])]
     )
+
+
+# TF 2.16+ resolves tf.compat.v1.layers through Keras 3, where they fail; importing
+# the runtime selects tf-keras (TF_USE_LEGACY_KERAS=1) before they are first used.
+_SELECT_LEGACY_KERAS = cst.SimpleStatementLine(
+    [cst.Import(names=[cst.ImportAlias(cst.Name("runtime"))])],
+    trailing_whitespace=cst.TrailingWhitespace(
+        whitespace=cst.SimpleWhitespace("  "),
+        comment=cst.Comment("# noqa: F401 -- selects tf-keras for tf.compat.v1.layers"),
+    ),
+)
+
+
+def _imports_runtime(body) -> bool:
+    """Whether a top-level statement imports the runtime package or one of its modules."""
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for node in statement.body:
+            if isinstance(node, cst.ImportFrom) and node.module is not None:
+                names = [get_full_name_for_node(node.module)]
+            elif isinstance(node, cst.Import):
+                names = [get_full_name_for_node(alias.name) for alias in node.names]
+            else:
+                continue
+            if any(name == "runtime" or name.startswith("runtime.") for name in names):
+                return True
+    return False
 
 
 def _import_key(statement) -> tuple | None:

@@ -55,6 +55,7 @@ class Blueprint:
     loss_dtype: tf.DType | None
     returns_hooks: bool  # whether the spec carries training/evaluation/prediction hooks
     writes_summaries: bool  # whether model_fn builds tf.compat.v1.summary ops
+    loss_summary_tag: str | None  # Estimator's `loss` summary tag; None: model_fn writes it
     scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
@@ -123,6 +124,7 @@ def discover(
         loss_dtype=loss_dtype,
         scaffold_init_fn=spec.scaffold.init_fn is not None,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
+        loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(
             spec.training_hooks
             or spec.training_chief_hooks
@@ -130,6 +132,20 @@ def discover(
             or spec.prediction_hooks
         ),
     )
+
+
+def _loss_summary_tag(graph: tf.Graph) -> str | None:
+    """The tag of the ``loss`` summary Estimator added after model_fn.
+
+    Estimator skipped it when model_fn had a summary op named ``loss``; otherwise
+    ``summary.scalar('loss', ...)`` took the next free name scope, ``loss_1`` when
+    model_fn already used ``loss`` (BERT's ``variable_scope("loss")``).
+    """
+    summaries = graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
+    if any(summary.op.name == "loss" for summary in summaries):
+        return None
+    with graph.as_default(), graph.name_scope(None):
+        return graph.unique_name("loss", mark_as_used=False)
 
 
 def _graph_input(result) -> tuple:

@@ -17,10 +17,12 @@ from tensorflow.python.training import checkpoint_utils
 from runtime import graph_collections, seeds
 from runtime.discovery import Blueprint
 from runtime.host_calls import HostCallOutfeed
+from runtime.keras_graph_semantics import tf1_batch_norm_updates
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, split_features_labels
 from runtime.replication import Replication, on_host, replica_index
 from runtime.spec import LOSS_METRIC_KEY, EstimatorSpec
+from runtime.step_reads import reads_before_update
 from runtime.variable_store import VariableStore
 
 
@@ -134,7 +136,8 @@ class TracedModel:
             self._store.expect(self.blueprint.variables, what=f"model_fn({mode})")
         with root_name_scope():
             self._store.register_global_step()
-            spec = self._call_model_fn(features, labels, mode)
+            with self._tf1_step_reads(mode), tf1_batch_norm_updates():
+                spec = self._call_model_fn(features, labels, mode)
             if mode == ModeKeys.TRAIN:
                 tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
             if first_replica:
@@ -142,6 +145,11 @@ class TracedModel:
                 if callback is not None:
                     callback(spec)
         return spec
+
+    def _tf1_step_reads(self, mode):
+        if mode != ModeKeys.TRAIN:
+            return contextlib.nullcontext()
+        return reads_before_update(self._store.global_step)
 
 
 def with_loss_metric(eval_metric_ops: dict, loss) -> dict:
@@ -214,6 +222,7 @@ class TrainPrograms:
         # model_fn's own v1 summaries need the writer inside the step.
         self._summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
         self._loss_dtype = traced.blueprint.loss_dtype
+        self._loss_tag = traced.blueprint.loss_summary_tag
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
 
@@ -228,8 +237,8 @@ class TrainPrograms:
         with root_name_scope(), self._summaries(record_summaries):
             per_replica, _ = self.traced.run(element, on_replica=loss_after_train_op)
             loss = self.traced.reported_loss(per_replica)
-            if self._summaries_in_step:
-                tf.summary.scalar("loss", loss)
+            if self._summaries_in_step and self._loss_tag is not None:
+                tf.summary.scalar(self._loss_tag, loss)
         return loss
 
     def _summaries(self, record):
@@ -243,10 +252,10 @@ class TrainPrograms:
 
     def _write_loss_summary(self, first_step, first_loss, record):
         """The ``loss`` summary of a step whose model_fn writes no summaries."""
-        if self._writer is None or self._summaries_in_step:
+        if self._writer is None or self._summaries_in_step or self._loss_tag is None:
             return
         with self._writer.as_default(step=first_step + 1), tf.summary.record_if(record):
-            tf.summary.scalar("loss", first_loss)
+            tf.summary.scalar(self._loss_tag, first_loss)
 
     def _loop(self, iterator, num_steps, record_first):
         """Up to ``num_steps`` steps; stops early at the end of the input or on a

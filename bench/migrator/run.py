@@ -42,13 +42,11 @@ def timed(command: list[str], *, cleanup: Path | None = None, repeat: int = 3, o
     return best
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--files", type=int, default=3000)
-    args = parser.parse_args()
+def measure(num_files: int) -> tuple[int, int, dict[str, float]]:
+    """``(files, lines, {tool: best seconds})`` on a fresh synthetic tree."""
     with tempfile.TemporaryDirectory() as workdir:
         tree = Path(workdir) / "tree"
-        files, lines = write_tree(tree, args.files)
+        files, lines = write_tree(tree, num_files)
         out = Path(workdir) / "out"
         upgraded = Path(workdir) / "upgraded"
         cores = os.cpu_count() or 1
@@ -75,6 +73,15 @@ def main() -> None:
                 cleanup=upgraded,
             ),
         }
+    return files, lines, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=3000)
+    args = parser.parse_args()
+    files, lines, rows = measure(args.files)
+    cores = os.cpu_count() or 1
     print(f"synthetic tree: {files} files, {lines} lines (~15% Estimator code)")
     print(f"{'tool':30} {'seconds':>8} {'files/s':>9} {'lines/s':>10}")
     for tool, seconds in rows.items():

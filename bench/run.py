@@ -1,0 +1,64 @@
+"""All benchmarks, one table: the migrator against tf_upgrade_v2 and libcst
+parse-only on the same synthetic tree, and the runtime (TF 2.21) against
+tf.estimator (TF 2.15) on the same model_fns, every baseline measured in this run.
+
+    .venv/bin/python bench/run.py [--files N] [--repeat N]
+
+Ratios are "ours vs the baseline" in the baseline's favourable direction for us:
+speed-ups (>1 is faster) for the migrator and steps/s ratios for the runtime;
+"of parse-only" is the migrator's time as a multiple of just parsing the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE / "migrator"), str(HERE.parent)]
+
+from bench.migrator.run import measure as measure_migrator  # noqa: E402
+from bench.runtime.run import rows as measure_runtime  # noqa: E402
+
+
+def table(files: int, repeat: int) -> list[tuple[str, str, str, str]]:
+    count, lines, seconds = measure_migrator(files)
+    upgrade, parse_only = seconds["tf_upgrade_v2"], seconds["libcst parse-only"]
+    rows = [
+        (
+            f"migrator: {tool} ({count} files, {lines} lines)",
+            f"{count / took:.0f} files/s",
+            f"tf_upgrade_v2 {count / upgrade:.0f} files/s",
+            f"{upgrade / took:.2f}x faster; {took / parse_only:.2f}x of parse-only",
+        )
+        for tool, took in seconds.items()
+        if tool.startswith("migrate")
+    ]
+    for row in measure_runtime(repeat):
+        rows.append(
+            (
+                row["benchmark"],
+                f"{row['runtime steps/s']:.1f} steps/s",
+                f"tf.estimator {row['legacy steps/s']:.1f} steps/s",
+                f"{row['ratio']:.2f}x",
+            )
+        )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    rows = [("benchmark", "ours", "baseline (same run)", "ratio"), *table(args.files, args.repeat)]
+    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    for row in rows:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""Runs a legacy project script under TF 2.15 with the TF 1.x stand-ins installed:
+``python tests/standins/run_legacy.py SCRIPT [ARGS...]`` or ``... -m MODULE [ARGS...]``."""
+
+import os
+import runpy
+import sys
+
+STANDINS = os.path.dirname(os.path.abspath(__file__))
+
+
+def main() -> None:
+    as_module = sys.argv[1] == "-m"
+    target = sys.argv[2] if as_module else os.path.abspath(sys.argv[1])
+    sys.argv = [target, *sys.argv[3 if as_module else 2 :]]
+    # as `python -m MODULE` / `python SCRIPT` set it
+    sys.path[0] = os.getcwd() if as_module else os.path.dirname(target)
+    sys.path.insert(1, STANDINS)
+    import tensorflow_contrib
+
+    tensorflow_contrib.install()
+    if as_module:
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    else:
+        runpy.run_path(target, run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()

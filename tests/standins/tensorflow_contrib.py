@@ -1,0 +1,46 @@
+"""``tensorflow.contrib`` as TF 1.15 code imported it, built from TF 2.15's own
+modules (contrib was removed in TF 2.0)."""
+
+import sys
+import types
+
+import tensorflow as tf
+
+_SUMMARY_NAMES = ("create_file_writer", "scalar", "histogram", "flush")
+
+
+def _module(name: str, members: dict) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__dict__.update(members)
+    sys.modules[name] = module
+    return module
+
+
+def _public(namespace) -> dict:
+    return {name: getattr(namespace, name) for name in dir(namespace) if not name.startswith("_")}
+
+
+def install() -> None:
+    """Registers ``tensorflow.contrib`` and the submodules the projects use."""
+    summary_v2 = tf.compat.v2.summary
+    tpu = _module(
+        "tensorflow.contrib.tpu",
+        {**_public(tf.compat.v1.tpu), **_public(tf.compat.v1.estimator.tpu)},
+    )
+    cluster_resolver = _module(
+        "tensorflow.contrib.cluster_resolver", _public(tf.distribute.cluster_resolver)
+    )
+    summary = _module(
+        "tensorflow.contrib.summary",
+        {
+            **{name: getattr(summary_v2, name) for name in _SUMMARY_NAMES},
+            "always_record_summaries": lambda: summary_v2.record_if(True),
+            "all_summary_ops": tf.compat.v1.summary.all_v2_summary_ops,
+        },
+    )
+    contrib = _module(
+        "tensorflow.contrib",
+        {"tpu": tpu, "cluster_resolver": cluster_resolver, "summary": summary},
+    )
+    tf.contrib = contrib
+    tf.compat.v1.contrib = contrib
