@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE / "migrator"), str(HERE.parent)]
+sys.path.insert(0, str(HERE.parent))  # the repository root, for the `bench` package
 
 from bench.migrator.run import measure as measure_migrator  # noqa: E402
 from bench.runtime.run import rows as measure_runtime  # noqa: E402

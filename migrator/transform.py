@@ -49,7 +49,8 @@ class MigrateTransformer(cst.CSTTransformer):
         self._needed_imports: list[tuple[str, str, str | None]] = []
         self._inner_attributes: set[int] = set()  # ids of attributes inside a longer chain
         self._calls_by_callee: dict[int, cst.Call] = {}
-        self._rewritten_roots: dict[str, int] = {}  # tensorflow_estimator aliases rewritten
+        # names bound by legacy imports -> how many of their uses were rewritten
+        self._rewritten_roots: dict[str, int] = {}
         self._occurrence: dict[int, tuple] = {}
         self._uses_v1_layers = False  # tf.compat.v1.layers need Keras 2: see leave_Module
         self._global_imports: dict[str, str] | None = None  # see _global_modules
@@ -339,12 +340,11 @@ class MigrateTransformer(cst.CSTTransformer):
         if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
             return False
         node = statement.body[0]
-        if isinstance(node, cst.Import):
-            if len(node.names) != 1 or not node.names[0].asname:
-                return False
-        elif not isinstance(node, cst.ImportFrom) or isinstance(node.names, cst.ImportStar):
+        if not isinstance(node, (cst.Import, cst.ImportFrom)):
             return False
-        if len(node.names) != 1:
+        if isinstance(node.names, cst.ImportStar) or len(node.names) != 1:
+            return False
+        if isinstance(node, cst.Import) and not node.names[0].asname:
             return False
         bound = _bound_name(node.names[0])
         rewritten = self._rewritten_roots.get(bound, 0)

@@ -39,9 +39,9 @@ class Trace:
         return cls(data, arrays, out)
 
 
-def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600) -> Trace:
-    """Runs a fixture program with the right interpreter and returns its trace."""
-    python = LEGACY_PYTHON if legacy else MAIN_PYTHON
+def program_env(*, legacy: bool) -> dict:
+    """The environment both sides run in: CPU only, the repository importable, and
+    no tf-keras selection on the legacy side (TF 2.15 ships Keras 2)."""
     env = dict(
         os.environ,
         PYTHONPATH=str(REPO),
@@ -51,10 +51,16 @@ def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600)
     )
     if legacy:
         env.pop("TF_USE_LEGACY_KERAS", None)
+    return env
+
+
+def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600) -> Trace:
+    """Runs a fixture program with the right interpreter and returns its trace."""
+    python = LEGACY_PYTHON if legacy else MAIN_PYTHON
     result = subprocess.run(
         [str(python), str(program), "--out", str(out), *args],
         cwd=REPO,
-        env=env,
+        env=program_env(legacy=legacy),
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -6,7 +6,6 @@ comparison of everything the two runs left on disk."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
-from harness import LEGACY_PYTHON, MAIN_PYTHON, REPO, assert_relatively_close
+from harness import LEGACY_PYTHON, MAIN_PYTHON, REPO, assert_relatively_close, program_env
 from saved_model_compare import call_every_signature, signature_layout
 
 from fixtures.equivalence.recording import scalar_summaries
@@ -49,13 +48,8 @@ class Project:
 def run_project(project: Project, source: Path, out: Path, *, legacy: bool) -> None:
     """Runs the project's commands in ``source`` (a copy of it)."""
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
-    if legacy:
-        env.pop("TF_USE_LEGACY_KERAS", None)
-        prefix = [str(LEGACY_PYTHON), str(RUN_LEGACY)]
-    else:
-        env["PYTHONPATH"] = str(REPO)
-        prefix = [str(MAIN_PYTHON)]
+    env = dict(program_env(legacy=legacy), PYTHONHASHSEED="0")
+    prefix = [str(LEGACY_PYTHON), str(RUN_LEGACY)] if legacy else [str(MAIN_PYTHON)]
     for command in project.commands:
         argv = prefix + [part.replace("{out}", str(out)) for part in command]
         result = subprocess.run(
