@@ -25,6 +25,7 @@ from runtime import (
 from runtime import predictions as predictions_lib
 from runtime.cadence import Cadence
 from runtime.checkpoints import CheckpointWriter
+from runtime.eager_mode import runs_eagerly, yields_eagerly
 from runtime.hook_plan import HookPlan, begin_all, with_spec_hooks
 from runtime.hooks import HookDriver
 from runtime.host_calls import HostCallOutfeed
@@ -129,6 +130,7 @@ class Estimator:
         return path
 
     # ----------------------------------------------------------------- train
+    @runs_eagerly
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         if self._config.task_type in (TaskType.EVALUATOR, TaskType.PS):
             raise ValueError(
@@ -285,6 +287,7 @@ class Estimator:
         return checkpoint_path
 
     # -------------------------------------------------------------- evaluate
+    @runs_eagerly
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
@@ -357,6 +360,7 @@ class Estimator:
         return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
 
     # --------------------------------------------------------------- predict
+    @yields_eagerly
     def predict(
         self,
         input_fn,
@@ -454,6 +458,7 @@ class Estimator:
             checkpoint_path=checkpoint_path,
         )
 
+    @runs_eagerly
     def _export(self, export_dir_base, receiver_fns, *, checkpoint_path, **options) -> bytes:
         checkpoint_path = saved_model_export.checkpoint_to_export(
             checkpoint_path,

@@ -40,6 +40,9 @@ class Project:
     exports: tuple[str, ...] = ()
     # {input name: high} for integer serving inputs: requests use ids below `high`
     id_inputs: dict = dataclasses.field(default_factory=dict)
+    # {input name: TFRecord file under the output folder} for string serving inputs
+    # (serialized tf.Example): requests are the file's first records
+    record_inputs: dict = dataclasses.field(default_factory=dict)
     # Ops whose TF 2.21 kernels give other bits than TF 2.15's (then rtol applies)
     kernel_drift: tuple[str, ...] = ()
     rtol: float = 0.0
@@ -149,13 +152,16 @@ class Comparison:
             )
 
     def exports(self) -> None:
-        """The newest export under each export folder: same signatures, same outputs."""
+        """As many exports kept under each export folder, and the newest one with the
+        same signatures and outputs."""
         for base in self.project.exports:
-            expected_dir = _newest_export(self.legacy / base)
-            actual_dir = _newest_export(self.migrated / base)
+            expected_versions = _export_versions(self.legacy / base)
+            actual_versions = _export_versions(self.migrated / base)
+            assert len(actual_versions) == len(expected_versions), base
+            expected_dir, actual_dir = expected_versions[-1], actual_versions[-1]
             layout = signature_layout(expected_dir)
             assert signature_layout(actual_dir) == layout, base
-            requests = _requests(layout, self.project.id_inputs)
+            requests = _requests(layout, self.project, self.legacy)
             expected = call_every_signature(expected_dir, requests)
             actual = call_every_signature(actual_dir, requests)
             assert actual.keys() == expected.keys(), base
@@ -179,13 +185,14 @@ def _checkpoint_names(model_dir: Path) -> list[str]:
     return sorted(path.name for path in model_dir.glob("model.ckpt-*.index"))
 
 
-def _newest_export(base: Path) -> Path:
+def _export_versions(base: Path) -> list[Path]:
+    """The timestamped exports under ``base``, oldest first."""
     versions = [path for path in base.iterdir() if path.name.isdigit()]
     assert versions, f"no export under {base}"
-    return max(versions, key=lambda path: int(path.name))
+    return sorted(versions, key=lambda path: int(path.name))
 
 
-def _requests(layout, id_inputs: dict) -> dict:
+def _requests(layout, project: Project, out: Path) -> dict:
     """Four deterministic rows for every input of every signature."""
     rng = np.random.RandomState(0)
     requests = {}
@@ -199,7 +206,12 @@ def _requests(layout, id_inputs: dict) -> dict:
                 if dtype.is_floating:
                     requests[name] = tf.constant(rng.normal(size=dims), dtype)
                 elif dtype.is_integer:
-                    requests[name] = tf.constant(rng.randint(0, id_inputs[name], size=dims), dtype)
+                    high = project.id_inputs[name]
+                    requests[name] = tf.constant(rng.randint(0, high, size=dims), dtype)
+                elif dtype == tf.string:
+                    records = tf.data.TFRecordDataset(str(out / project.record_inputs[name]))
+                    rows = [record.numpy() for record in records.take(dims[0])]
+                    requests[name] = tf.constant(rows, shape=dims)
                 else:
                     raise AssertionError(f"no request data for input {name} ({dtype})")
     return requests

@@ -239,6 +239,42 @@ def test_notebooks_migrate_code_cells_and_keep_magics_outputs_metadata(tmp_path)
     assert run(path).exit_code == 0
 
 
+def test_notebook_cells_share_the_imports_of_the_cells_above(tmp_path):
+    """A notebook is one namespace: `tf` imported in cell 1 is `tf` in cell 3, and a
+    diagnostic names the cell and the line within it."""
+
+    def code(*lines):
+        return {"cell_type": "code", "metadata": {}, "outputs": [], "source": list(lines)}
+
+    notebook = {
+        "cells": [
+            code("%load_ext autoreload\n", "MODEL_DIR = '/tmp/m'"),
+            code("import tensorflow as tf\n", "from tensorflow import estimator\n"),
+            {"cell_type": "markdown", "metadata": {}, "source": ["## Train"]},
+            code(
+                "input_fn = tf.compat.v1.estimator.inputs.numpy_input_fn(x, shuffle=False)\n",
+                "c = tf.estimator.DNNClassifier([3])",
+            ),
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "explore.ipynb"
+    path.write_text(json.dumps(notebook, indent=1) + "\n")
+    result = run(path)
+    assert result.exit_code == 1
+    cells = [cell["source"] for cell in json.loads(path.read_text())["cells"]]
+    assert cells[0] == notebook["cells"][0]["source"]
+    assert cells[1] == ["import tensorflow as tf\n", "from runtime import estimator\n"]
+    assert cells[3] == [
+        "input_fn = estimator.inputs.numpy_input_fn(x, shuffle=False)\n",
+        "c = tf.estimator.DNNClassifier([3])",
+    ]
+    assert f"{path}[cell 3]:2:5: MIG101" in result.output
+    assert run(path).exit_code == 0
+
+
 def test_parallel_jobs_give_the_same_result(tmp_path):
     for jobs in ("1", "2"):
         root = tmp_path / f"jobs{jobs}"

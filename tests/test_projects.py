@@ -66,6 +66,45 @@ PROJECTS = [
         results=("model/metrics.txt", "model/predictions.csv"),
         model_dirs=("model",),
     ),
+    Project(
+        name="abalone_numpy_input_fn",
+        commands=(
+            ("prepare_data.py", "--data_dir", "{out}/data"),
+            (
+                "abalone.py",
+                "--data_dir={out}/data",
+                "--model_dir={out}/model",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=("model/evaluation.txt", "model/predictions.txt"),
+        model_dirs=("model",),
+        exports=("model/export",),
+    ),
+    Project(
+        name="census_train_and_evaluate",
+        commands=(("-m", "trainer.task", "--job-dir={out}", "--save-summary-steps=1"),),
+        results=("final_metrics.json",),
+        model_dirs=("model",),
+        exports=("model/export/latest", "model/export/best"),
+        # the parsing receiver's "examples"; the classify signature calls it "inputs"
+        record_inputs={"examples": "data/eval.tfrecord", "inputs": "data/eval.tfrecord"},
+    ),
+    Project(
+        name="housing_notebook",
+        commands=(
+            (
+                str(REPO / "tests" / "run_notebook.py"),
+                "house_prices.ipynb",
+                *("-p", "MODEL_DIR", "{out}/model"),
+                *("-p", "SAVE_SUMMARY_STEPS", "1"),
+            ),
+        ),
+        results=("model/metrics.json", "model/predictions.csv"),
+        model_dirs=("model",),
+        exports=("model/export",),
+        id_inputs={"city_id": 5, "neighborhood_id": 40},
+    ),
 ]
 
 

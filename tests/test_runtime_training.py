@@ -193,3 +193,24 @@ def test_saving_listeners_need_a_checkpoint_cadence(tmp_path):
     est = make(tmp_path, save_checkpoints_steps=None, save_checkpoints_secs=None)
     with pytest.raises(ValueError, match="There should be a CheckpointSaverHook"):
         est.train(train_input_fn, steps=2, saving_listeners=[Listener()])
+
+
+def test_metric_variables_built_in_train_mode_stay_out_of_checkpoints(tmp_path):
+    """TF1's Saver saved global variables only; a model_fn that builds its v1
+    metrics before branching on mode creates their local variables in TRAIN too."""
+
+    def model_fn(features, labels, mode):
+        prediction = tf.compat.v1.layers.dense(features["x"], 1, name="linear")
+        loss = tf.reduce_mean(tf.square(prediction - labels))
+        metrics = {"mae": tf.compat.v1.metrics.mean_absolute_error(labels, prediction)}
+        if mode == estimator.ModeKeys.EVAL:
+            return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.05)
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(train_input_fn, steps=3)
+    saved = tf.train.load_checkpoint(est.latest_checkpoint()).get_variable_to_shape_map()
+    assert sorted(saved) == ["global_step", "linear/bias", "linear/kernel"]
+    assert est.evaluate(finite_input_fn)["global_step"] == 3
