@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from runtime import seeds
+from runtime import seeds, unfetched_updates
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import split_features_labels
 
@@ -57,6 +57,8 @@ class Blueprint:
     writes_summaries: bool  # whether model_fn builds tf.compat.v1.summary ops
     loss_summary_tag: str | None  # Estimator's `loss` summary tag; None: model_fn writes it
     scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
+    # variables only ops that Estimator never fetched write (runtime/unfetched_updates.py)
+    unfetched_writes: frozenset = frozenset()
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -110,9 +112,14 @@ def discover(
             seeds.recording(model_seeds, skip_while=skip_initializers),
             tf.variable_creator_scope(creations.creator),
         ):
+            first_model_op = len(graph.get_operations())
             spec = call_model_fn(features, labels, mode)
+            fetched = spec.predictions
             if mode == ModeKeys.EVAL:
-                tf.compat.v1.metrics.mean(spec.loss)
+                fetched = (spec.eval_metric_ops, tf.compat.v1.metrics.mean(spec.loss))
+            unfetched_writes = unfetched_updates.writes_nothing_fetched(
+                mode, graph.get_operations()[first_model_op:], fetched
+            )
         records = _initial_values(graph, creations.created)
     loss_dtype = spec.loss.dtype if spec.loss is not None else None
     return Blueprint(
@@ -123,6 +130,7 @@ def discover(
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
         scaffold_init_fn=spec.scaffold.init_fn is not None,
+        unfetched_writes=unfetched_writes,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(

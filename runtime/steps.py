@@ -14,7 +14,7 @@ import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2
 from tensorflow.python.training import checkpoint_utils
 
-from runtime import graph_collections, seeds
+from runtime import graph_collections, seeds, unfetched_updates
 from runtime.discovery import Blueprint
 from runtime.host_calls import HostCallOutfeed
 from runtime.keras_graph_semantics import tf1_batch_norm_updates
@@ -87,6 +87,7 @@ class TracedModel:
             seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
             initializers_already_applied(),
             summary_writers_kept(self.summary_writers),
+            unfetched_updates.skipped(self._store, self.blueprint.unfetched_writes),
         ):
             if self._outfeed is None:
                 return self.replication.run(

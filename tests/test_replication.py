@@ -165,3 +165,13 @@ def test_tpu_estimator_on_replicas_equals_one_device(runs, replicas):
     for name, value in one_vars.items():
         tolerance = SLOT_RELATIVE_TOLERANCE if name in slots else RELATIVE_TOLERANCE
         _assert_close(variables[name], value, f"variable {name}", tolerance)
+
+
+def test_evaluation_on_replicas_skips_the_train_op_it_was_given(runs):
+    """The tutorial model_fn returns its train_op in EVAL too; no replica runs it."""
+    fixture, global_batch = "train_op_in_every_mode", 16
+    one_trace, _ = runs(fixture, 1, global_batch)
+    trace, _ = runs(fixture, 2, global_batch)
+    assert trace["metrics"]["global_step"] == one_trace["metrics"]["global_step"] == STEPS
+    for name in ("loss", "rmse"):
+        _assert_close(trace["metrics"][name], one_trace["metrics"][name], f"metric {name}")

@@ -1,0 +1,134 @@
+"""Variable updates that model_fn builds but Estimator never ran.
+
+A TF1 Session ran only what Estimator fetched. In EVAL that was the metric
+updates and the loss, in PREDICT the predictions, so an update built beside
+them never happened: the classic case is a model_fn that builds its train_op in
+every mode and returns it in EVAL too. ``tf.function`` runs every stateful op it
+traces, which would train the model on the evaluation data. Discovery finds, in
+the legacy graph, the variables that only unfetched ops write; while model_fn is
+traced for EVAL or PREDICT, writes to those variables are created as no-ops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+
+import tensorflow as tf
+
+from runtime.mode_keys import ModeKeys
+
+# Op types that write a variable (ref and resource kinds): Assign, AssignAdd,
+# AssignVariableOp, ApplyAdam, ResourceApplyAdam, ScatterAdd, ...
+_WRITE_PREFIXES = (
+    "Assign",
+    "Apply",
+    "SparseApply",
+    "Scatter",
+    "ResourceApply",
+    "ResourceSparseApply",
+    "ResourceScatter",
+    "ResourceStridedSliceAssign",
+    "StridedSliceAssign",
+    "CountUpTo",
+    "ResourceCountUpTo",
+)
+_VARIABLE_OPS = ("VarHandleOp", "VariableV2", "Variable")
+SKIPPED_MODES = (ModeKeys.EVAL, ModeKeys.PREDICT)
+
+
+def writes_nothing_fetched(mode: str, model_ops: Iterable[tf.Operation], fetches) -> frozenset:
+    """Names of the variables that, in the legacy graph of ``mode``, only ops
+    outside the ancestry of ``fetches`` write (empty in TRAIN)."""
+    if mode not in SKIPPED_MODES:
+        return frozenset()
+    needed = _ancestors(fetches)
+    fetched, unfetched = set(), set()
+    for op in model_ops:
+        (fetched if op in needed else unfetched).update(_written_variables(op))
+    return frozenset(unfetched - fetched)
+
+
+@contextlib.contextmanager
+def skipped(variables, names: frozenset) -> Iterator[None]:
+    """While active, ops created in the default graph that write only variables
+    named in ``names`` (of the ``{name: variable}`` mapping ``variables``, e.g. the
+    VariableStore) are created as ``NoOp``.
+
+    Resource writes have no outputs, so nothing downstream can tell the
+    difference, except that the write does not happen.
+    """
+    if not names:
+        yield
+        return
+    graph = tf.compat.v1.get_default_graph()
+    handles = {
+        id(component.handle)
+        for name, variable in variables.items()
+        if name in names
+        for component in _components(variable)
+    }
+    create = graph._create_op_internal  # the one entry every op creation goes through
+
+    def create_unless_skipped(op_type, inputs, dtypes=None, input_types=None, name=None, **kw):
+        if op_type.startswith(_WRITE_PREFIXES) and _only_skipped(inputs, handles):
+            return create("NoOp", [], [], name=name)
+        return create(op_type, inputs, dtypes, input_types, name, **kw)
+
+    graph._create_op_internal = create_unless_skipped
+    try:
+        yield
+    finally:
+        del graph._create_op_internal
+
+
+def _only_skipped(inputs, handles: set) -> bool:
+    resources = [tensor for tensor in inputs if tensor.dtype == tf.resource]
+    return bool(resources) and all(id(_outermost(tensor)) in handles for tensor in resources)
+
+
+def _outermost(tensor):
+    """The eager handle (or outermost tensor) that function-graph captures stand for."""
+    while True:
+        graph = getattr(tensor, "graph", None)  # eager tensors have none
+        captures = getattr(graph, "captures", ())
+        external = {id(internal): outer for outer, internal in captures}.get(id(tensor))
+        if external is None:
+            return tensor
+        tensor = external
+
+
+def _written_variables(op: tf.Operation) -> set[str]:
+    if not op.type.startswith(_WRITE_PREFIXES):
+        return set()
+    names = set()
+    for tensor in op.inputs:
+        if tensor.dtype == tf.resource or tensor.dtype._is_ref_dtype:
+            while tensor.op.type == "Identity":
+                tensor = tensor.op.inputs[0]
+            if tensor.op.type in _VARIABLE_OPS:
+                names.add(tensor.op.name)
+    return names
+
+
+def _ancestors(fetches) -> set[tf.Operation]:
+    pending = [
+        item.op if isinstance(item, tf.Tensor) else item
+        for item in tf.nest.flatten(fetches)
+        if isinstance(item, (tf.Tensor, tf.Operation))
+    ]
+    seen: set[tf.Operation] = set()
+    while pending:
+        op = pending.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        pending.extend(tensor.op for tensor in op.inputs)
+        pending.extend(op.control_inputs)
+    return seen
+
+
+def _components(variable) -> tuple:
+    if isinstance(variable, tf.distribute.DistributedValues):
+        return tuple(variable.values)
+    return (variable,)
