@@ -114,6 +114,7 @@ def discover(
         ):
             first_model_op = len(graph.get_operations())
             spec = call_model_fn(features, labels, mode)
+            # What Estimator's Session ran each step (unused in TRAIN)
             fetched = spec.predictions
             if mode == ModeKeys.EVAL:
                 fetched = (spec.eval_metric_ops, tf.compat.v1.metrics.mean(spec.loss))

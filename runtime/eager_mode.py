@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 
 from tensorflow.python.eager import context
 
+_DONE = object()
+
 
 def runs_eagerly(entry_point: Callable) -> Callable:
     """Runs ``entry_point`` with eager execution on."""
@@ -43,6 +45,3 @@ def yields_eagerly(generator_function: Callable) -> Callable:
             yield item
 
     return eagerly
-
-
-_DONE = object()

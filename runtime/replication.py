@@ -132,3 +132,10 @@ def replica_index() -> int:
     """This worker's index of the replica whose thread is running (0 outside
     replica threads: the main thread, also where ``merge_call`` functions run)."""
     return getattr(threading.current_thread(), "replica_id", 0)
+
+
+def components(variable) -> tuple:
+    """The per-device variables of a distributed variable (itself otherwise)."""
+    if isinstance(variable, tf.distribute.DistributedValues):
+        return tuple(variable.values)
+    return (variable,)

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 import tensorflow as tf
 
 from runtime.mode_keys import ModeKeys
+from runtime.replication import components
 
 # Op types that write a variable (ref and resource kinds): Assign, AssignAdd,
 # AssignVariableOp, ApplyAdam, ResourceApplyAdam, ScatterAdd, ...
@@ -66,7 +67,7 @@ def skipped(variables, names: frozenset) -> Iterator[None]:
         id(component.handle)
         for name, variable in variables.items()
         if name in names
-        for component in _components(variable)
+        for component in components(variable)
     }
     create = graph._create_op_internal  # the one entry every op creation goes through
 
@@ -126,9 +127,3 @@ def _ancestors(fetches) -> set[tf.Operation]:
         pending.extend(tensor.op for tensor in op.inputs)
         pending.extend(op.control_inputs)
     return seen
-
-
-def _components(variable) -> tuple:
-    if isinstance(variable, tf.distribute.DistributedValues):
-        return tuple(variable.values)
-    return (variable,)

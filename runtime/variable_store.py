@@ -11,7 +11,7 @@ import tensorflow as tf
 from tensorflow.python.training.saving import saveable_object_util
 
 from runtime.discovery import VariableRecord
-from runtime.replication import assign_in_own_scope
+from runtime.replication import assign_in_own_scope, components
 
 GLOBAL_STEP_NAME = "global_step"
 
@@ -152,7 +152,7 @@ class VariableStore:
         # is dropped from a partition when a slot is made for it.
         for name, other in self._records.items():
             if other.partition is not None and record.name.startswith(name + "/"):
-                for component in _components(self._variables[name]):
+                for component in components(self._variables[name]):
                     component._save_slice_info = None
         graph = tf.compat.v1.get_default_graph()
         for collection in record.collections:
@@ -167,13 +167,6 @@ class VariableStore:
             tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,
         ):
             _add_once(graph, collection, self.global_step)
-
-
-def _components(variable) -> tuple:
-    """The per-device variables of a distributed variable (itself otherwise)."""
-    if isinstance(variable, tf.distribute.DistributedValues):
-        return tuple(variable.values)
-    return (variable,)
 
 
 def _add_once(graph: tf.Graph, collection: str, variable) -> None:
