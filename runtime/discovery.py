@@ -57,7 +57,7 @@ class Blueprint:
     writes_summaries: bool  # whether model_fn builds tf.compat.v1.summary ops
     loss_summary_tag: str | None  # Estimator's `loss` summary tag; None: model_fn writes it
     scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
-    # variables only ops that Estimator never fetched write (runtime/unfetched_updates.py)
+    # EVAL/PREDICT: variables only ops Estimator never fetched write (unfetched_updates.py)
     unfetched_writes: frozenset = frozenset()
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
@@ -70,15 +70,24 @@ class _CreationLog:
     def __init__(self) -> None:
         self.created: list[tuple[dict, tf.Variable]] = []
         self.depth = 0
+        self._creation_ops: set[tf.Operation] = set()
 
     def creator(self, next_creator, **kwargs):
+        graph = tf.compat.v1.get_default_graph()
+        first_op = len(graph.get_operations())
         self.depth += 1
         try:
             variable = next_creator(**kwargs)
         finally:
             self.depth -= 1
+        self._creation_ops.update(graph.get_operations()[first_op:])
         self.created.append((kwargs, variable))
         return variable
+
+    def initializer_ops(self) -> set[tf.Operation]:
+        """The ops that built and initialized the variables, including initializers
+        that init_from_checkpoint put in place afterwards."""
+        return self._creation_ops | {variable.initializer for _, variable in self.created}
 
 
 def discover(
@@ -114,14 +123,16 @@ def discover(
         ):
             first_model_op = len(graph.get_operations())
             spec = call_model_fn(features, labels, mode)
-            # What Estimator's Session ran each step (unused in TRAIN)
-            fetched = spec.predictions
-            if mode == ModeKeys.EVAL:
-                fetched = (spec.eval_metric_ops, tf.compat.v1.metrics.mean(spec.loss))
-            unfetched_writes = unfetched_updates.writes_nothing_fetched(
-                mode, graph.get_operations()[first_model_op:], fetched
+            loss_mean = tf.compat.v1.metrics.mean(spec.loss) if mode == ModeKeys.EVAL else None
+            initializers = creations.initializer_ops()
+            updated_beside_fetches = unfetched_updates.writes_nothing_fetched(
+                [op for op in graph.get_operations()[first_model_op:] if op not in initializers],
+                _fetched_each_step(spec, mode, loss_mean),
             )
         records = _initial_values(graph, creations.created)
+    if mode == ModeKeys.TRAIN:
+        saved = {record.name for record in records if not record.is_local}
+        unfetched_updates.warn_not_attached(updated_beside_fetches & saved)
     loss_dtype = spec.loss.dtype if spec.loss is not None else None
     return Blueprint(
         mode=mode,
@@ -131,7 +142,7 @@ def discover(
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
         scaffold_init_fn=spec.scaffold.init_fn is not None,
-        unfetched_writes=unfetched_writes,
+        unfetched_writes=frozenset() if mode == ModeKeys.TRAIN else updated_beside_fetches,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(
@@ -141,6 +152,15 @@ def discover(
             or spec.prediction_hooks
         ),
     )
+
+
+def _fetched_each_step(spec, mode: str, loss_mean):
+    """What Estimator's Session ran each step of ``mode`` (hooks' fetches aside)."""
+    if mode == ModeKeys.TRAIN:
+        return (spec.train_op, spec.loss)
+    if mode == ModeKeys.EVAL:
+        return (spec.eval_metric_ops, loss_mean)
+    return spec.predictions
 
 
 def _loss_summary_tag(graph: tf.Graph) -> str | None:

@@ -7,16 +7,20 @@ every mode and returns it in EVAL too. ``tf.function`` runs every stateful op it
 traces, which would train the model on the evaluation data. Discovery finds, in
 the legacy graph, the variables that only unfetched ops write; while model_fn is
 traced for EVAL or PREDICT, writes to those variables are created as no-ops.
+
+In TRAIN such updates (batch-norm UPDATE_OPS that train_op does not depend on)
+still run, because a hook may fetch them by name, and the runtime learns those
+names only per step; the runtime warns instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterable, Iterator
 
 import tensorflow as tf
 
-from runtime.mode_keys import ModeKeys
 from runtime.replication import components
 
 # Op types that write a variable (ref and resource kinds): Assign, AssignAdd,
@@ -35,19 +39,28 @@ _WRITE_PREFIXES = (
     "ResourceCountUpTo",
 )
 _VARIABLE_OPS = ("VarHandleOp", "VariableV2", "Variable")
-SKIPPED_MODES = (ModeKeys.EVAL, ModeKeys.PREDICT)
+log = logging.getLogger("runtime")
 
 
-def writes_nothing_fetched(mode: str, model_ops: Iterable[tf.Operation], fetches) -> frozenset:
-    """Names of the variables that, in the legacy graph of ``mode``, only ops
-    outside the ancestry of ``fetches`` write (empty in TRAIN)."""
-    if mode not in SKIPPED_MODES:
-        return frozenset()
+def writes_nothing_fetched(model_ops: Iterable[tf.Operation], fetches) -> frozenset:
+    """Names of the variables that, in a legacy graph, only ops outside the
+    ancestry of ``fetches`` write (pass ``model_ops`` without initializers)."""
     needed = _ancestors(fetches)
     fetched, unfetched = set(), set()
     for op in model_ops:
         (fetched if op in needed else unfetched).update(_written_variables(op))
     return frozenset(unfetched - fetched)
+
+
+def warn_not_attached(names: frozenset) -> None:
+    """In TRAIN such updates still run on the runtime (a known difference): say so."""
+    if names:
+        log.warning(
+            "model_fn updates %s with ops that train_op does not depend on (e.g. batch "
+            "norm UPDATE_OPS outside tf.control_dependencies). tf.estimator never ran "
+            "them; the runtime does, so these variables will differ from a legacy run.",
+            ", ".join(sorted(names)),
+        )
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 """Estimator.train on the runtime: checkpoints, summaries, stop rules, hooks,
 in-graph loops (ESTIMATOR_CONTRACT.md §1.4, §1.11)."""
 
+import logging
 import os
 
 import numpy as np
@@ -214,3 +215,30 @@ def test_metric_variables_built_in_train_mode_stay_out_of_checkpoints(tmp_path):
     saved = tf.train.load_checkpoint(est.latest_checkpoint()).get_variable_to_shape_map()
     assert sorted(saved) == ["global_step", "linear/bias", "linear/kernel"]
     assert est.evaluate(finite_input_fn)["global_step"] == 3
+
+
+@pytest.mark.parametrize("attached", [False, True])
+def test_updates_that_train_op_does_not_run_are_named_in_a_warning(tmp_path, caplog, attached):
+    """Batch norm's UPDATE_OPS outside train_op's dependencies never ran in TF1;
+    the runtime still runs them in TRAIN, and says which variables that touches."""
+
+    def model_fn(features, labels, mode):
+        hidden = tf.compat.v1.layers.batch_normalization(features["x"], training=True)
+        prediction = tf.compat.v1.layers.dense(hidden, 1)
+        loss = tf.reduce_mean(tf.square(prediction - labels))
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.05)
+        updates = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+        with tf.control_dependencies(updates if attached else []):
+            train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    with caplog.at_level(logging.WARNING, logger="runtime"):
+        estimator.Estimator(model_fn, model_dir=str(tmp_path)).train(train_input_fn, steps=2)
+    warnings = [
+        r.getMessage() for r in caplog.records if "train_op does not depend" in r.getMessage()
+    ]
+    if attached:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1
+        assert "batch_normalization/moving_mean, batch_normalization/moving_variance" in warnings[0]
