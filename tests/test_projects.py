@@ -120,9 +120,8 @@ def test_project_migrates_runs_and_gives_the_legacy_numbers(project, tmp_path):
         text=True,
     )
     assert migration.returncode == 1, migration.stdout + migration.stderr  # changed, no errors
-    assert json.loads(report.read_text())["errors"] == 0, (
-        migration.stdout
-    )  # error-level diagnostics
+    error_level_diagnostics = json.loads(report.read_text())["errors"]
+    assert error_level_diagnostics == 0, migration.stdout
     migrated_source = migrated_root / project.name
     check = subprocess.run(
         [*migrate_command(), "--check", str(migrated_source)], capture_output=True, text=True
