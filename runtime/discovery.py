@@ -70,24 +70,28 @@ class _CreationLog:
     def __init__(self) -> None:
         self.created: list[tuple[dict, tf.Variable]] = []
         self.depth = 0
-        self._creation_ops: set[tf.Operation] = set()
+        # (first, end) positions in graph.get_operations() of the ops each creation
+        # built; Graph.version counts the ops so far, without listing them
+        self._creation_spans: list[tuple[int, int]] = []
 
     def creator(self, next_creator, **kwargs):
         graph = tf.compat.v1.get_default_graph()
-        first_op = len(graph.get_operations())
+        first_op = graph.version
         self.depth += 1
         try:
             variable = next_creator(**kwargs)
         finally:
             self.depth -= 1
-        self._creation_ops.update(graph.get_operations()[first_op:])
+        self._creation_spans.append((first_op, graph.version))
         self.created.append((kwargs, variable))
         return variable
 
-    def initializer_ops(self) -> set[tf.Operation]:
+    def initializer_ops(self, graph: tf.Graph) -> set[tf.Operation]:
         """The ops that built and initialized the variables, including initializers
         that init_from_checkpoint put in place afterwards."""
-        return self._creation_ops | {variable.initializer for _, variable in self.created}
+        operations = graph.get_operations()
+        built = {op for first, end in self._creation_spans for op in operations[first:end]}
+        return built | {variable.initializer for _, variable in self.created}
 
 
 def discover(
@@ -124,7 +128,7 @@ def discover(
             first_model_op = len(graph.get_operations())
             spec = call_model_fn(features, labels, mode)
             loss_mean = tf.compat.v1.metrics.mean(spec.loss) if mode == ModeKeys.EVAL else None
-            initializers = creations.initializer_ops()
+            initializers = creations.initializer_ops(graph)
             updated_beside_fetches = unfetched_updates.writes_nothing_fetched(
                 [op for op in graph.get_operations()[first_model_op:] if op not in initializers],
                 _fetched_each_step(spec, mode, loss_mean),
