@@ -23,7 +23,7 @@ from bench.runtime.run import rows as measure_runtime  # noqa: E402
 
 
 def table(files: int, repeat: int) -> list[tuple[str, str, str, str]]:
-    count, lines, seconds = measure_migrator(files)
+    count, lines, seconds = measure_migrator(files, repeat)
     upgrade, parse_only = seconds["tf_upgrade_v2"], seconds["libcst parse-only"]
     rows = [
         (

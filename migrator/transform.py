@@ -11,21 +11,25 @@ imports (libcst's ScopeProvider and its qualified names) and rewrites what it ca
 Whatever cannot be converted is reported with a stable code and left exactly
 as it was.
 
-Only ScopeProvider is computed up front: qualified names are asked of the scope
-for the few nodes that need them, positions are resolved only when a diagnostic
-is reported, and imports are added in the same pass. (The generic libcst
-helpers, QualifiedNameProvider + AddImportsVisitor, cost about 3x more per file.)
+Only the scopes are computed up front (``migrator.scopes``): qualified names
+are asked of the scope for the few nodes that need them, positions are resolved
+only when a diagnostic is reported, and imports are added in the same pass. (The
+generic libcst helpers, QualifiedNameProvider + AddImportsVisitor, cost about 3x
+more per file.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import GlobalScope, QualifiedNameSource, ScopeProvider
+from libcst.metadata import GlobalScope, QualifiedNameSource, Scope
 
 from migrator import symbols
 from migrator.diagnostics import Diagnostic
 from migrator.positions import Locator, dotted_name
+from migrator.scopes import module_scopes
 
 
 class MigrateTransformer(cst.CSTTransformer):
@@ -35,10 +39,16 @@ class MigrateTransformer(cst.CSTTransformer):
     matcher machinery costs more than the whole rewrite here.
     """
 
-    METADATA_DEPENDENCIES = (ScopeProvider,)
-
-    def __init__(self, locator: Locator, *, path: str, enabled: frozenset[str]) -> None:
+    def __init__(
+        self,
+        locator: Locator,
+        scopes: Mapping[cst.CSTNode, Scope],
+        *,
+        path: str,
+        enabled: frozenset[str],
+    ) -> None:
         super().__init__()
+        self._scopes = scopes
         self._locator = locator
         self._seen: dict[tuple, int] = {}  # position keys visited so far
         self.path = path
@@ -55,8 +65,16 @@ class MigrateTransformer(cst.CSTTransformer):
         self._uses_v1_layers = False  # tf.compat.v1.layers need Keras 2: see leave_Module
         self._global_imports: dict[str, str] | None = None  # see _global_modules
 
+    # This class has no visit_<Node>_<attribute> methods: skip libcst's lookup of
+    # them for every child attribute of every node (a fifth of the pass).
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
     def visit_Module(self, node: cst.Module) -> None:
-        self._global_scope = self.get_metadata(ScopeProvider, node)
+        self._global_scope = self._scopes[node]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if id(node) not in self._inner_attributes:
@@ -224,7 +242,7 @@ class MigrateTransformer(cst.CSTTransformer):
         if not moved:
             return updated
         modules = {target[0] for _, target in moved}
-        if isinstance(self.get_metadata(ScopeProvider, original, None), GlobalScope):
+        if isinstance(self._scopes.get(original), GlobalScope):
             for alias, (target_module, name) in moved:
                 bound = _bound_name(alias)
                 self._bound.setdefault(f"{target_module}.{name}".removeprefix("runtime."), bound)
@@ -278,7 +296,7 @@ class MigrateTransformer(cst.CSTTransformer):
     def _unresolved_names(self) -> set[str]:
         """Names this file uses without defining or importing them (a wildcard
         import's names, or undefined ones)."""
-        scopes = {scope for scope in self.metadata[ScopeProvider].values() if scope is not None}
+        scopes = {scope for scope in self._scopes.values() if scope is not None}
         return {
             access.node.value
             for scope in scopes
@@ -354,7 +372,7 @@ class MigrateTransformer(cst.CSTTransformer):
     # ---------------------------------------------------------------- helpers
     def _qualified(self, node: cst.CSTNode) -> str | None:
         """The one import-based qualified name of ``node`` (None if none or ambiguous)."""
-        scope = self.get_metadata(ScopeProvider, node, None)
+        scope = self._scopes.get(node)
         if scope is None or not isinstance(node, (cst.Name, cst.Attribute)):
             return None
         names = {
@@ -556,6 +574,7 @@ def _position_key(node) -> tuple | None:
 
 def migrate_module(module: cst.Module, *, source: str, path: str, enabled: frozenset[str]):
     """Returns ``(new module, diagnostics)``; ``module`` must not be used afterwards."""
-    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    transformer = MigrateTransformer(Locator(source), path=path, enabled=enabled)
-    return wrapper.visit(transformer), transformer.diagnostics
+    transformer = MigrateTransformer(
+        Locator(source), module_scopes(module), path=path, enabled=enabled
+    )
+    return module.visit(transformer), transformer.diagnostics

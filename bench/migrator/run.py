@@ -1,11 +1,11 @@
 """Migrator benchmark: one synthetic tree, three tools, one run.
 
-    .venv/bin/python bench/migrator/run.py [--files N]
+    .venv/bin/python bench/migrator/run.py [--files N] [--repeat N]
 
-Times (wall clock, whole command, best of 3) ``migrate --out`` on one process and on
-all cores, TensorFlow's own ``tf_upgrade_v2 --intree/--outtree`` (it ships with
-the tensorflow package), and libcst parse-only of the same files; prints files/s,
-lines/s and the ratios.
+Times (wall clock, whole command, best of N interleaved rounds) ``migrate --out``
+on one process and on all cores, TensorFlow's own ``tf_upgrade_v2
+--intree/--outtree`` (it ships with the tensorflow package), and libcst
+parse-only of the same files; prints files/s, lines/s and the ratios.
 """
 
 from __future__ import annotations
@@ -27,40 +27,43 @@ from synthetic_tree import write_tree  # noqa: E402
 BIN = Path(sys.executable).parent
 
 
-def timed(command: list[str], *, cleanup: Path | None = None, repeat: int = 3, ok=(0,)) -> float:
-    """Best wall-clock time of ``command``; fails loudly if it does not succeed."""
-    best = float("inf")
+def run_once(command: list[str], *, cleanup: Path | None = None, ok=(0,)) -> float:
+    """Wall-clock seconds of ``command``; fails loudly if it does not succeed."""
+    if cleanup is not None:
+        shutil.rmtree(cleanup, ignore_errors=True)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    for _ in range(repeat):
-        if cleanup is not None:
-            shutil.rmtree(cleanup, ignore_errors=True)
-        start = time.perf_counter()
-        done = subprocess.run(command, check=False, capture_output=True, text=True, env=env)
-        best = min(best, time.perf_counter() - start)
-        if done.returncode not in ok:
-            raise SystemExit(f"{command[0]} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return best
+    start = time.perf_counter()
+    done = subprocess.run(command, check=False, capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - start
+    if done.returncode not in ok:
+        raise SystemExit(f"{command[0]} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return seconds
 
 
-def measure(num_files: int) -> tuple[int, int, dict[str, float]]:
-    """``(files, lines, {tool: best seconds})`` on a fresh synthetic tree."""
+def measure(num_files: int, repeat: int = 3) -> tuple[int, int, dict[str, float]]:
+    """``(files, lines, {tool: best seconds})`` on a fresh synthetic tree.
+
+    Every round runs every tool once, and each tool keeps its best round: a slow
+    spell of the machine then costs all tools a round rather than one tool its
+    ratio.
+    """
     with tempfile.TemporaryDirectory() as workdir:
         tree = Path(workdir) / "tree"
         files, lines = write_tree(tree, num_files)
         out = Path(workdir) / "out"
         upgraded = Path(workdir) / "upgraded"
         cores = os.cpu_count() or 1
-        rows = {
-            "libcst parse-only": timed([sys.executable, str(HERE / "parse_only.py"), str(tree)]),
-            "migrate --jobs 1": timed(
+        commands = {
+            "libcst parse-only": ([sys.executable, str(HERE / "parse_only.py"), str(tree)], {}),
+            "migrate --jobs 1": (
                 [str(BIN / "migrate"), "--jobs", "1", "--out", str(out), str(tree)],
-                cleanup=out,
-                ok=(1,),  # 1: files changed
+                {"cleanup": out, "ok": (1,)},  # 1: files changed
             ),
-            f"migrate --jobs {cores} (default)": timed(
-                [str(BIN / "migrate"), "--out", str(out), str(tree)], cleanup=out, ok=(1,)
+            f"migrate --jobs {cores} (default)": (
+                [str(BIN / "migrate"), "--out", str(out), str(tree)],
+                {"cleanup": out, "ok": (1,)},
             ),
-            "tf_upgrade_v2": timed(
+            "tf_upgrade_v2": (
                 [
                     str(BIN / "tf_upgrade_v2"),
                     "--intree",
@@ -70,17 +73,22 @@ def measure(num_files: int) -> tuple[int, int, dict[str, float]]:
                     "--reportfile",
                     str(Path(workdir) / "report.txt"),
                 ],
-                cleanup=upgraded,
+                {"cleanup": upgraded},
             ),
         }
-    return files, lines, rows
+        best = dict.fromkeys(commands, float("inf"))
+        for _ in range(repeat):
+            for tool, (command, options) in commands.items():
+                best[tool] = min(best[tool], run_once(command, **options))
+    return files, lines, best
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; each tool keeps its best")
     args = parser.parse_args()
-    files, lines, rows = measure(args.files)
+    files, lines, rows = measure(args.files, args.repeat)
     print(f"synthetic tree: {files} files, {lines} lines (~15% Estimator code)")
     print(f"{'tool':30} {'seconds':>8} {'files/s':>9} {'lines/s':>10}")
     for tool, seconds in rows.items():
