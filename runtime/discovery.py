@@ -57,11 +57,19 @@ class Blueprint:
     writes_summaries: bool  # whether model_fn builds tf.compat.v1.summary ops
     loss_summary_tag: str | None  # Estimator's `loss` summary tag; None: model_fn writes it
     scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
-    # EVAL/PREDICT: variables only ops Estimator never fetched write (unfetched_updates.py)
+    # Variables only ops Estimator never fetched write (unfetched_updates.py), and
+    # {op name: those of them whose writes the op depends on}
     unfetched_writes: frozenset = frozenset()
+    writes_feeding: dict = dataclasses.field(default_factory=dict)
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
+
+    def skipped_writes(self, fetch_names=()) -> frozenset:
+        """The unfetched writes a step that also fetches ``fetch_names`` (hooks'
+        tensor and op names) must not run."""
+        fetched = (self.writes_feeding.get(name.split(":")[0], ()) for name in fetch_names)
+        return self.unfetched_writes.difference(*fetched)
 
 
 class _CreationLog:
@@ -129,14 +137,15 @@ def discover(
             spec = call_model_fn(features, labels, mode)
             loss_mean = tf.compat.v1.metrics.mean(spec.loss) if mode == ModeKeys.EVAL else None
             initializers = creations.initializer_ops(graph)
-            updated_beside_fetches = unfetched_updates.writes_nothing_fetched(
-                [op for op in graph.get_operations()[first_model_op:] if op not in initializers],
-                _fetched_each_step(spec, mode, loss_mean),
+            model_ops = [
+                op for op in graph.get_operations()[first_model_op:] if op not in initializers
+            ]
+            unfetched = unfetched_updates.writes_nothing_fetched(
+                model_ops, _fetched_each_step(graph, spec, mode, loss_mean)
             )
+            writes_feeding = unfetched_updates.writes_feeding(model_ops, unfetched)
         records = _initial_values(graph, creations.created)
-    if mode == ModeKeys.TRAIN:
-        saved = {record.name for record in records if not record.is_local}
-        unfetched_updates.warn_not_attached(updated_beside_fetches & saved)
+    unfetched_updates.log_skipped(unfetched, mode)
     loss_dtype = spec.loss.dtype if spec.loss is not None else None
     return Blueprint(
         mode=mode,
@@ -146,7 +155,8 @@ def discover(
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
         scaffold_init_fn=spec.scaffold.init_fn is not None,
-        unfetched_writes=frozenset() if mode == ModeKeys.TRAIN else updated_beside_fetches,
+        unfetched_writes=unfetched,
+        writes_feeding=writes_feeding,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(
@@ -158,10 +168,12 @@ def discover(
     )
 
 
-def _fetched_each_step(spec, mode: str, loss_mean):
-    """What Estimator's Session ran each step of ``mode`` (hooks' fetches aside)."""
+def _fetched_each_step(graph: tf.Graph, spec, mode: str, loss_mean):
+    """What Estimator's Session ran in steps of ``mode`` (hooks' fetches aside;
+    the summaries ran on summary steps)."""
     if mode == ModeKeys.TRAIN:
-        return (spec.train_op, spec.loss)
+        summaries = graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
+        return (spec.train_op, spec.loss, summaries)
     if mode == ModeKeys.EVAL:
         return (spec.eval_metric_ops, loss_mean)
     return spec.predictions

@@ -63,7 +63,9 @@ class TracedModel:
     def global_step(self) -> tf.Variable:
         return self._store.global_step
 
-    def run(self, element, on_replica=None, on_metrics=None, *, on_device_only=False) -> tuple:
+    def run(
+        self, element, on_replica=None, on_metrics=None, *, on_device_only=False, fetch_names=()
+    ) -> tuple:
         """model_fn on every replica's part of ``element``; returns
         ``(on_replica(spec) per replica, on_metrics(metrics))``.
 
@@ -71,6 +73,8 @@ class TracedModel:
         mean, built in every replica, or once on the host with an outfeed.
         ``on_device_only``: with an outfeed, returns the host calls' tensors
         instead of running the host part (what a TPU compiles is the rest).
+        ``fetch_names``: what hooks fetch in this step, which may need updates
+        that model_fn's spec alone does not run.
         The process-wide patches are entered once, here, around all replicas:
         replica threads interleave, so entering them per replica would restore
         them out of order.
@@ -87,7 +91,7 @@ class TracedModel:
             seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
             initializers_already_applied(),
             summary_writers_kept(self.summary_writers),
-            unfetched_updates.skipped(self._store, self.blueprint.unfetched_writes),
+            unfetched_updates.skipped(self._store, self.blueprint.skipped_writes(fetch_names)),
         ):
             if self._outfeed is None:
                 return self.replication.run(
@@ -227,7 +231,7 @@ class TrainPrograms:
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
 
-    def _train_step(self, element, record_summaries):
+    def _train_step(self, element, record_summaries, fetch_names=()):
         """One legacy ``session.run([train_op, loss])``; returns the loss
         (reduced across replicas as the Estimator reported it).
 
@@ -236,7 +240,9 @@ class TrainPrograms:
         (see :meth:`_write_loss_summary`), which keeps the loop body small.
         """
         with root_name_scope(), self._summaries(record_summaries):
-            per_replica, _ = self.traced.run(element, on_replica=loss_after_train_op)
+            per_replica, _ = self.traced.run(
+                element, on_replica=loss_after_train_op, fetch_names=fetch_names
+            )
             loss = self.traced.reported_loss(per_replica)
             if self._summaries_in_step and self._loss_tag is not None:
                 tf.summary.scalar(self._loss_tag, loss)
@@ -296,7 +302,7 @@ class TrainPrograms:
     def _step(self, iterator, record, fetch_names=()):
         """One step that also outputs the tensors hooks asked for by name."""
         first_step = self.traced.global_step.read_value()
-        loss = self._train_step(iterator.get_next(), record)
+        loss = self._train_step(iterator.get_next(), record, fetch_names)
         self._write_loss_summary(first_step, loss, record)
         return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
 
@@ -347,12 +353,12 @@ class EvalPrograms:
         self._values = None
 
     def _step(self, iterator, fetch_names=()):
-        update = self._update(iterator.get_next())
+        update = self._update(iterator.get_next(), fetch_names)
         return {"fetched": fetch_by_name(fetch_names, after=update)}
 
-    def _update(self, element):
+    def _update(self, element, fetch_names=()):
         """The metric updates of one batch, in every replica, as one op."""
-        _, done = self.traced.run(element, on_metrics=after_updates)
+        _, done = self.traced.run(element, on_metrics=after_updates, fetch_names=fetch_names)
         return tf.group(self.traced.replication.local_results(done))
 
     def _loop(self, iterator, num_steps):
@@ -419,7 +425,9 @@ class PredictProgram:
 
     def _step(self, iterator, fetch_names=()):
         element = iterator.get_next()
-        predictions, _ = self.traced.run(element, on_replica=predictions_of)
+        predictions, _ = self.traced.run(
+            element, on_replica=predictions_of, fetch_names=fetch_names
+        )
         outputs = {}
         replication = self.traced.replication
         if replication.replicated:

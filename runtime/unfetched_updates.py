@@ -1,16 +1,15 @@
 """Variable updates that model_fn builds but Estimator never ran.
 
-A TF1 Session ran only what Estimator fetched. In EVAL that was the metric
-updates and the loss, in PREDICT the predictions, so an update built beside
-them never happened: the classic case is a model_fn that builds its train_op in
-every mode and returns it in EVAL too. ``tf.function`` runs every stateful op it
-traces, which would train the model on the evaluation data. Discovery finds, in
-the legacy graph, the variables that only unfetched ops write; while model_fn is
-traced for EVAL or PREDICT, writes to those variables are created as no-ops.
-
-In TRAIN such updates (batch-norm UPDATE_OPS that train_op does not depend on)
-still run, because a hook may fetch them by name, and the runtime learns those
-names only per step; the runtime warns instead.
+A TF1 Session ran only what Estimator fetched: train_op and the loss in TRAIN
+(and the summaries, on summary steps), the metric updates and the loss in EVAL,
+the predictions in PREDICT, plus whatever hooks asked for. An update built
+beside them never happened: batch norm's UPDATE_OPS left out of train_op's
+dependencies, or a train_op built in every mode and returned in EVAL too.
+``tf.function`` runs every stateful op it traces, so discovery finds, in the
+legacy graph, the variables that only unfetched ops write; while model_fn is
+traced, writes to those variables are created as no-ops. A hook that fetches
+one of those ops, or anything computed after it, by name or tensor, gets it run
+as in TF1: the step is traced knowing the hooks' fetches.
 """
 
 from __future__ import annotations
@@ -52,14 +51,29 @@ def writes_nothing_fetched(model_ops: Iterable[tf.Operation], fetches) -> frozen
     return frozenset(unfetched - fetched)
 
 
-def warn_not_attached(names: frozenset) -> None:
-    """In TRAIN such updates still run on the runtime (a known difference): say so."""
+def writes_feeding(model_ops: Iterable[tf.Operation], variables: frozenset) -> dict:
+    """``{op name: the variables in ``variables`` that unfetched ops it depends on
+    write}``, for the ops of a legacy graph that depend on such a write (itself
+    included): fetching one of them made TF1 run those writes."""
+    feeding: dict[str, frozenset] = {}
+    for op in model_ops:  # creation order: inputs come first
+        written = frozenset(_written_variables(op) & variables)
+        for dependency in [*(tensor.op for tensor in op.inputs), *op.control_inputs]:
+            written |= feeding.get(dependency.name, frozenset())
+        if written:
+            feeding[op.name] = written
+    return feeding
+
+
+def log_skipped(names: frozenset, mode: str) -> None:
     if names:
-        log.warning(
-            "model_fn updates %s with ops that train_op does not depend on (e.g. batch "
-            "norm UPDATE_OPS outside tf.control_dependencies). tf.estimator never ran "
-            "them; the runtime does, so these variables will differ from a legacy run.",
+        log.info(
+            "model_fn builds updates of %s that tf.estimator never ran in %s mode "
+            "(nothing it fetched depends on them, e.g. batch norm UPDATE_OPS outside "
+            "train_op's control dependencies); they are not run here either, unless a hook "
+            "fetches them.",
             ", ".join(sorted(names)),
+            mode,
         )
 
 

@@ -217,10 +217,21 @@ def test_metric_variables_built_in_train_mode_stay_out_of_checkpoints(tmp_path):
     assert est.evaluate(finite_input_fn)["global_step"] == 3
 
 
+class FetchEveryStep(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, fetch):
+        self._fetch = fetch
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._fetch)
+
+
 @pytest.mark.parametrize("attached", [False, True])
-def test_updates_that_train_op_does_not_run_are_named_in_a_warning(tmp_path, caplog, attached):
-    """Batch norm's UPDATE_OPS outside train_op's dependencies never ran in TF1;
-    the runtime still runs them in TRAIN, and says which variables that touches."""
+@pytest.mark.parametrize("hook_fetches_update", [False, True])
+def test_updates_run_only_when_train_op_or_a_hook_needs_them(
+    tmp_path, caplog, attached, hook_fetches_update
+):
+    """Batch norm's UPDATE_OPS outside train_op's dependencies never ran in TF1
+    (its Session ran train_op and the loss), unless a hook fetched them."""
 
     def model_fn(features, labels, mode):
         hidden = tf.compat.v1.layers.batch_normalization(features["x"], training=True)
@@ -230,15 +241,20 @@ def test_updates_that_train_op_does_not_run_are_named_in_a_warning(tmp_path, cap
         updates = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
         with tf.control_dependencies(updates if attached else []):
             train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        hooks = [FetchEveryStep(tf.group(updates))] if hook_fetches_update else []
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=hooks)
 
-    with caplog.at_level(logging.WARNING, logger="runtime"):
-        estimator.Estimator(model_fn, model_dir=str(tmp_path)).train(train_input_fn, steps=2)
-    warnings = [
-        r.getMessage() for r in caplog.records if "train_op does not depend" in r.getMessage()
-    ]
+    est = estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    with caplog.at_level(logging.INFO, logger="runtime"):
+        est.train(train_input_fn, steps=2)
+    moving_mean = est.get_variable_value("batch_normalization/moving_mean")
+    skipped = [r.getMessage() for r in caplog.records if "never ran" in r.getMessage()]
     if attached:
-        assert warnings == []
+        assert skipped == []
     else:
-        assert len(warnings) == 1
-        assert "batch_normalization/moving_mean, batch_normalization/moving_variance" in warnings[0]
+        assert len(skipped) == 1
+        assert "batch_normalization/moving_mean, batch_normalization/moving_variance" in skipped[0]
+    if attached or hook_fetches_update:
+        assert np.all(moving_mean != 0)
+    else:
+        np.testing.assert_array_equal(moving_mean, np.zeros_like(moving_mean))
