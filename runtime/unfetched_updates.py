@@ -52,9 +52,9 @@ def writes_nothing_fetched(model_ops: Iterable[tf.Operation], fetches) -> frozen
 
 
 def writes_feeding(model_ops: Iterable[tf.Operation], variables: frozenset) -> dict:
-    """``{op name: the variables in ``variables`` that unfetched ops it depends on
-    write}``, for the ops of a legacy graph that depend on such a write (itself
-    included): fetching one of them made TF1 run those writes."""
+    """For each op of a legacy graph that is, or depends on, a write of one of
+    ``variables`` (their unfetched writes): the variables those writes update,
+    by op name. A hook that fetched such an op made TF1 run the writes."""
     feeding: dict[str, frozenset] = {}
     for op in model_ops:  # creation order: inputs come first
         written = frozenset(_written_variables(op) & variables)
