@@ -56,6 +56,8 @@ def writes_feeding(model_ops: Iterable[tf.Operation], variables: frozenset) -> d
     ``variables`` (their unfetched writes): the variables those writes update,
     by op name. A hook that fetched such an op made TF1 run the writes."""
     feeding: dict[str, frozenset] = {}
+    if not variables:  # the usual case: no pass over a large graph for nothing
+        return feeding
     for op in model_ops:  # creation order: inputs come first
         written = frozenset(_written_variables(op) & variables)
         for dependency in [*(tensor.op for tensor in op.inputs), *op.control_inputs]:
