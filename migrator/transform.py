@@ -573,7 +573,7 @@ def _position_key(node) -> tuple | None:
 
 
 def migrate_module(module: cst.Module, *, source: str, path: str, enabled: frozenset[str]):
-    """Returns ``(new module, diagnostics)``; ``module`` must not be used afterwards."""
+    """Returns ``(new module, diagnostics)``; ``module`` itself is left as it was."""
     transformer = MigrateTransformer(
         Locator(source), module_scopes(module), path=path, enabled=enabled
     )
