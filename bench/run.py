@@ -1,5 +1,5 @@
 """All benchmarks, one table: the migrator against tf_upgrade_v2 and libcst
-parse-only on the same synthetic tree, and the runtime (TF 2.21) against
+parse-only on the same synthetic tree and on single 2 MB files, and the runtime (TF 2.21) against
 tf.estimator (TF 2.15) on the same model_fns, every baseline measured in this run.
 
     .venv/bin/python bench/run.py [--files N] [--repeat N]
@@ -18,6 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the repository root, for the `bench` package
 
+from bench.migrator.large_file import measure as measure_large_file  # noqa: E402
 from bench.migrator.run import measure as measure_migrator  # noqa: E402
 from bench.runtime.run import rows as measure_runtime  # noqa: E402
 
@@ -35,6 +36,17 @@ def table(files: int, repeat: int) -> list[tuple[str, str, str, str]]:
         for tool, took in seconds.items()
         if tool.startswith("migrate")
     ]
+    for file, tools in measure_large_file(2_000_000, repeat).items():
+        (took, peak), upgrade = tools["migrate"], tools["tf_upgrade_v2"][0]
+        parse_time, parse_peak = tools["libcst parse-only"]
+        rows.append(
+            (
+                f"migrator: one {file}",
+                f"{took:.1f} s, {peak:.0f} MB",
+                f"tf_upgrade_v2 {upgrade:.1f} s; parse-only {parse_time:.1f} s, {parse_peak:.0f} MB",
+                f"{upgrade / took:.2f}x faster; {took / parse_time:.2f}x of parse-only",
+            )
+        )
     for row in measure_runtime(repeat):
         rows.append(
             (

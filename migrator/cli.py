@@ -1,26 +1,23 @@
 """The ``migrate`` command.
 
 Exit codes: 0 nothing to change; 1 files changed (or would change, with
---check/--diff); 2 errors (a file that does not parse or cannot be read, a bad
-option). Diagnostics are printed as ``path:line:col: CODE message``.
+--check/--diff) and no error remains; 2 an error-level diagnostic remains (code the
+runtime cannot run, a file that could not be read, parsed, migrated or written) or
+a bad option. Diagnostics are printed as ``path:line:col: CODE message``.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import click
 
-from migrator import __version__, config, report
-from migrator.files import FileResult, discover, migrate_file, read_candidate
-from migrator.source import write_atomically
-
-# Below this many files, worker processes cost more than they save.
-PARALLEL_THRESHOLD = 32
+from migrator import __version__, config, report, writing
+from migrator.files import Exclusion, FileResult, discover, read_candidate
+from migrator.progress import Progress
+from migrator.workers import migrate_all
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,12 +27,15 @@ PARALLEL_THRESHOLD = 32
     type=click.Path(file_okay=False, path_type=Path),
     help="Write a migrated copy of the tree to DIR instead of editing in place.",
 )
+@click.option("--force", is_flag=True, help="With --out: write into a directory that is not empty.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if anything would change.")
+@click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 if anything would change, 2 on errors."
+)
 @click.option(
     "--report",
     "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Write a report: .json, .md or .html (by extension).",
 )
 @click.option("--select", default="", help="Comma-separated rule codes (or prefixes) to enable.")
@@ -43,11 +43,22 @@ PARALLEL_THRESHOLD = 32
 @click.option(
     "--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores)."
 )
+@click.option(
+    "--force-exclude/--no-force-exclude",
+    default=True,
+    show_default=True,
+    help="Apply [tool.migrate] exclude to paths given on the command line too (as pre-commit "
+    "passes them).",
+)
 @click.version_option(__version__, prog_name="migrate")
-def main(paths, out, show_diff, check, report_path, select, ignore, jobs) -> None:
+def main(
+    paths, out, force, show_diff, check, report_path, select, ignore, jobs, force_exclude
+) -> None:
     """Migrate TensorFlow 1 Estimator code in PATHS to TensorFlow 2.16+."""
     if out is not None and (show_diff or check):
         raise click.UsageError("--out cannot be combined with --diff or --check")
+    if force and out is None:
+        raise click.UsageError("--force only applies to --out")
     if report_path is not None and report_path.suffix not in report.FORMATS:
         raise click.BadParameter(
             f"unknown format {report_path.suffix!r}; use .json, .md or .html", param_hint="--report"
@@ -58,107 +69,67 @@ def main(paths, out, show_diff, check, report_path, select, ignore, jobs) -> Non
     config.validate_codes(chosen_select, where="--select")
     config.validate_codes(chosen_ignore, where="--ignore")
     enabled = config.Settings(select=chosen_select, ignore=chosen_ignore).enabled_codes()
+    # Every place migrate writes is checked before anything is written.
+    if out is not None:
+        writing.check_out_directory(out, paths, force=force)
+    if report_path is not None:
+        writing.check_report_path(report_path)
 
-    files = discover(paths, exclude=settings.exclude)
-    results = _run(files, enabled, jobs or settings.jobs or os.cpu_count() or 1)
+    found = discover(
+        paths,
+        exclusion=Exclusion(settings.exclude, settings.root),
+        force_exclude=force_exclude,
+    )
+    results = _migrate(found.files, enabled, jobs or settings.jobs or os.cpu_count() or 1)
 
-    for result in results:
-        for diagnostic in result.diagnostics:
-            click.echo(diagnostic.format())
-        if result.error and not result.diagnostics:
-            click.echo(f"{result.path}:1:1: MIG001 {result.error}; left untouched")
     if show_diff:
         for result in results:
             if result.changed:
                 click.echo(report.unified_diff(result), nl=False)
     elif out is not None:
-        _write_copy(paths, results, out)
+        for path in writing.write_copy(paths, results, out):
+            found.problems.append(FileResult(path).fail("MIG002", "cannot copy into --out"))
     elif not check:
-        for result in results:
-            if result.changed:
-                write_atomically(result.path, result.migrated)
+        writing.write_in_place(results)
+    results = sorted(found.problems + results, key=lambda r: str(r.path))
+    for result in results:
+        for diagnostic in result.diagnostics:
+            click.echo(diagnostic.format())
     if report_path is not None:
-        report.write(report_path, results)
-
+        report.write(report_path, results, files_scanned=len(found.files))
     if not show_diff:
         for result in results:
             if result.changed:
                 click.echo(f"{'would migrate' if check else 'migrated'} {result.path}")
-    changed = sum(r.changed for r in results)
-    errors = sum(r.error is not None for r in results)
+    totals = report.Totals.of(results, files_scanned=len(found.files))
     verb = "would change" if (check or show_diff) else "changed"
-    click.echo(f"{len(results)} files scanned, {changed} {verb}, {errors} errors", err=True)
-    sys.exit(2 if errors else 1 if changed else 0)
+    click.echo(
+        f"{totals.files_scanned} files scanned, {totals.files_changed} {verb}, "
+        f"{totals.errors} errors, {totals.warnings} warnings",
+        err=True,
+    )
+    sys.exit(2 if totals.errors else 1 if totals.files_changed else 0)
 
 
 def _codes(text: str) -> tuple[str, ...]:
     return tuple(code.strip() for code in text.split(",") if code.strip())
 
 
-def _run(files: list[Path], enabled: frozenset[str], jobs: int) -> list[FileResult]:
-    """Migrates every file, in order; only files that mention a trigger word are
-    parsed, and those go to worker processes when there are enough of them."""
-    results: list[FileResult | None] = []
+def _migrate(
+    files: list[tuple[Path, Path]], enabled: frozenset[str], jobs: int
+) -> list[FileResult]:
+    """Migrates every file; only those that mention a trigger word are parsed."""
+    results: list[FileResult] = []
     candidates = []
-    for path in files:
+    for _, path in files:
         result, data = read_candidate(path)
-        results.append(result)
         if result is None:
-            candidates.append((len(results) - 1, path, data))
-    if jobs == 1 or len(candidates) < PARALLEL_THRESHOLD:
-        migrated = (migrate_file(path, enabled, data) for _, path, data in candidates)
-        done = list(_progress(migrated, candidates))
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            mapped = pool.map(
-                _migrate_in_worker,
-                [path for _, path, _ in candidates],
-                [enabled] * len(candidates),
-                [data for _, _, data in candidates],
-                chunksize=max(1, len(candidates) // (jobs * 4)),
-            )
-            done = list(_progress(mapped, candidates))
-        for (_, _, data), result in zip(candidates, done, strict=True):
-            result.original = data  # not sent back from the worker
-    for (index, _, _), result in zip(candidates, done, strict=True):
-        results[index] = result
-    return results
-
-
-def _migrate_in_worker(path: Path, enabled: frozenset[str], data: bytes) -> FileResult:
-    """migrate_file, returning only what the parent does not already have."""
-    result = migrate_file(path, enabled, data)
-    result.original = b""
-    return result
-
-
-def _progress(iterable, files):
-    """A progress bar on an interactive terminal for long runs; silent otherwise."""
-    if len(files) < 200 or not sys.stderr.isatty():
-        yield from iterable
-        return
-    with click.progressbar(iterable, length=len(files), label="migrating", file=sys.stderr) as bar:
-        yield from bar
-
-
-def _write_copy(paths: list[Path], results: list[FileResult], out: Path) -> None:
-    """Mirrors each PATH under ``out`` (all files, modes kept), migrated files replaced."""
-    changed = [r for r in results if r.changed]
-    for root in paths:
-        if root.is_file():
-            out.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(root, out / root.name)
-            target_of = {root.resolve(): out / root.name}
+            candidates.append((path, data))
         else:
-            target_root = out / root.resolve().name
-            shutil.copytree(root, target_root, dirs_exist_ok=True)
-            base = root.resolve()
-            target_of = {
-                r.path.resolve(): target_root / r.path.resolve().relative_to(base)
-                for r in changed
-                if r.path.resolve().is_relative_to(base)
-            }
-        for result in changed:
-            target = target_of.get(result.path.resolve())
-            if target is not None:
-                write_atomically(target, result.migrated)
+            results.append(result)
+    progress = Progress(len(candidates))
+    try:
+        results += migrate_all(candidates, enabled, jobs=jobs, progress=progress)
+    finally:
+        progress.close()
+    return results

@@ -3,8 +3,12 @@
 [tool.migrate]
 select = ["MIG2", "MIG101"]   # code prefixes to enable (default: all)
 ignore = ["MIG203"]           # code prefixes to disable
-exclude = ["third_party/*"]   # glob patterns, relative to each PATH
-jobs = 4
+exclude = ["third_party/*"]   # glob patterns, relative to this pyproject.toml's directory
+jobs = 4                      # worker processes
+
+Every value is checked: a wrong type, an unknown key or a code that matches no rule
+is an error naming the file and the key. MIG0xx (the file could not be read,
+parsed or migrated) are always reported.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import tomllib
 
 from migrator.migrate import ALL_CODES
 
+ALWAYS_REPORTED = "MIG0"
+
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
@@ -24,12 +30,14 @@ class Settings:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     jobs: int | None = None
+    root: Path | None = None  # the directory of the pyproject.toml that set them
 
     def enabled_codes(self) -> frozenset[str]:
         chosen = {
             c for c in ALL_CODES if not self.select or any(c.startswith(p) for p in self.select)
         }
-        return frozenset(c for c in chosen if not any(c.startswith(p) for p in self.ignore))
+        enabled = {c for c in chosen if not any(c.startswith(p) for p in self.ignore)}
+        return frozenset(enabled | {c for c in ALL_CODES if c.startswith(ALWAYS_REPORTED)})
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -47,29 +55,59 @@ def load(start: Path) -> Settings:
     if pyproject is None:
         return Settings()
     try:
-        table = tomllib.loads(pyproject.read_text()).get("tool", {}).get("migrate", {})
-    except tomllib.TOMLDecodeError as error:
+        document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as error:
         raise click.BadParameter(f"{pyproject}: {error}", param_hint="pyproject.toml") from error
-    known = {f.name for f in dataclasses.fields(Settings)}
+    table = document.get("tool", {}).get("migrate", {})
+    if not isinstance(table, dict):
+        _fail(pyproject, "[tool.migrate] must be a table")
+    known = {f.name for f in dataclasses.fields(Settings)} - {"root"}
     unknown = sorted(set(table) - known)
     if unknown:
-        raise click.BadParameter(
-            f"{pyproject}: unknown [tool.migrate] keys {unknown}; known: {sorted(known)}",
-            param_hint="pyproject.toml",
-        )
+        _fail(pyproject, f"unknown [tool.migrate] keys {unknown}; known: {sorted(known)}")
     settings = Settings(
-        select=tuple(table.get("select", ())),
-        ignore=tuple(table.get("ignore", ())),
-        exclude=tuple(table.get("exclude", ())),
-        jobs=table.get("jobs"),
+        select=_strings(table, "select", pyproject),
+        ignore=_strings(table, "ignore", pyproject),
+        exclude=_strings(table, "exclude", pyproject),
+        jobs=_jobs(table, pyproject),
+        root=pyproject.parent,
     )
-    validate_codes(settings.select + settings.ignore, where=str(pyproject))
+    validate_codes(settings.select, where=f"{pyproject}: [tool.migrate] select")
+    validate_codes(settings.ignore, where=f"{pyproject}: [tool.migrate] ignore")
     return settings
+
+
+def _strings(table: dict, key: str, pyproject: Path) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        _fail(
+            pyproject,
+            f"[tool.migrate] {key} must be a list of strings, e.g. {key} = "
+            f'["{_example(key)}"], not {value!r}',
+        )
+    return tuple(value)
+
+
+def _example(key: str) -> str:
+    return {"exclude": "third_party/*", "select": "MIG1", "ignore": "MIG203"}[key]
+
+
+def _jobs(table: dict, pyproject: Path) -> int | None:
+    value = table.get("jobs")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        _fail(pyproject, f"[tool.migrate] jobs must be a positive integer, not {value!r}")
+    return value
+
+
+def _fail(pyproject: Path, message: str):
+    raise click.BadParameter(f"{pyproject}: {message}", param_hint="pyproject.toml")
 
 
 def validate_codes(prefixes, *, where: str) -> None:
     for prefix in prefixes:
-        if not any(code.startswith(prefix) for code in ALL_CODES):
+        if not prefix or not any(code.startswith(prefix) for code in ALL_CODES):
             raise click.BadParameter(
                 f"{prefix!r} matches no rule code (known: {', '.join(sorted(ALL_CODES))})",
                 param_hint=where,

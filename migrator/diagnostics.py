@@ -8,14 +8,19 @@ import dataclasses
 @dataclasses.dataclass(frozen=True)
 class Code:
     code: str
-    severity: str  # "error": the code will not run on TF 2.16+; "warning": review it
+    # "error": the file will not run on TF 2.16+ (or was not migrated); "warning":
+    # review it; "note": for information, e.g. a path migrate did not follow
+    severity: str
     title: str
 
 
 CODES = {
     code.code: code
     for code in [
+        Code("MIG000", "error", "internal error while migrating the file; left untouched"),
         Code("MIG001", "error", "file could not be parsed; left untouched"),
+        Code("MIG002", "error", "file or directory could not be read or written"),
+        Code("MIG003", "note", "symbolic link not followed"),
         Code("MIG101", "error", "Estimator API with no runtime equivalent yet"),
         Code("MIG102", "error", "tf.contrib symbol with no TensorFlow 2 equivalent"),
         Code("MIG103", "warning", "wildcard import from a legacy module"),

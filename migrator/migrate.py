@@ -5,18 +5,23 @@ from __future__ import annotations
 import dataclasses
 import re
 
-import libcst as cst
-
+from migrator import chunked
+from migrator.deep_stack import call_with_deep_stack
 from migrator.diagnostics import CODES, RULES, Diagnostic
-from migrator.transform import migrate_module
+from migrator.parsing import parse_with_libcst, parse_with_python
+from migrator.positions import Locator, physical_lines
+from migrator.transform import Part, migrate_module
 
 ALL_CODES = frozenset(CODES) | frozenset(RULES)
 
-# Files that mention none of these cannot hold anything to migrate; they are
-# skipped before parsing (most files of a large repository).
-TRIGGER_WORDS = r"estimator|tensorflow|npu_bridge|export_savedmodel"
+# Files that mention none of these cannot hold anything to migrate or check; they
+# are skipped before parsing (most files of a large repository).
+LEGACY_WORDS = r"estimator|tensorflow|npu_bridge|export_savedmodel"
+TRIGGER_WORDS = LEGACY_WORDS + r"|\b(?:from|import)\s+runtime\b"
 TRIGGER = re.compile(TRIGGER_WORDS)
 TRIGGER_BYTES = re.compile(TRIGGER_WORDS.encode())
+# Modules whose names the migration resolves (legacy ones, and the runtime's).
+KNOWN_MODULES = re.compile(r"estimator|tensorflow|npu_bridge|^runtime(?:\.|$)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,11 +38,42 @@ class Migration:
         return self.migrated != self.original
 
 
-def migrate_code(code: str, *, path: str = "<string>", enabled=ALL_CODES) -> Migration:
-    """Migrates Python source text; raises ``libcst.ParserSyntaxError`` if it does not parse."""
+def migrate_code(
+    code: str,
+    *,
+    path: str = "<string>",
+    enabled=ALL_CODES,
+    imports_before: str | None = None,
+) -> Migration:
+    """Migrates Python source text; raises ``migrator.parsing.UnparsableSource`` if
+    it does not parse.
+
+    Imports the migration adds go after the module's last import; with
+    ``imports_before`` (a comment), before the first statement that ends with it.
+    Runs on a thread with a deep stack, so deeply nested code migrates instead of
+    exhausting the stack (``migrator.deep_stack``).
+    """
     if not TRIGGER.search(code):
         return Migration(path, code, code, ())
-    module, diagnostics = migrate_module(
-        cst.parse_module(code), source=code, path=path, enabled=frozenset(enabled)
+    return call_with_deep_stack(_migrate, code, path, frozenset(enabled), imports_before)
+
+
+def _migrate(
+    code: str, path: str, enabled: frozenset[str], imports_before: str | None
+) -> Migration:
+    tree = parse_with_python(code)
+    lines = physical_lines(code)
+    if imports_before is None and chunked.worth_splitting(lines, tree, KNOWN_MODULES):
+        migrated, diagnostics = chunked.migrate_in_parts(
+            code, tree, path=path, enabled=enabled, words=TRIGGER_WORDS
+        )
+        return Migration(path, code, migrated, tuple(diagnostics))
+    module = parse_with_libcst(code)
+    new, transformer = migrate_module(
+        module,
+        locator=Locator(code, tree),
+        path=path,
+        enabled=enabled,
+        part=Part(imports_before=imports_before),
     )
-    return Migration(path, code, module.code, tuple(diagnostics))
+    return Migration(path, code, new.code, tuple(transformer.diagnostics))

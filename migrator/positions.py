@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
 from collections import defaultdict
+
+# A physical line as Python's tokenizer counts them (``str.splitlines`` also
+# splits at form feeds and Unicode separators, which are not line ends in Python).
+_PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def physical_lines(text: str) -> list[str]:
+    """``text`` split into lines the way ``ast`` numbers them, line ends kept."""
+    return _PHYSICAL_LINE.findall(text)
 
 
 def dotted_name(node) -> str | None:
@@ -30,8 +40,9 @@ def dotted_name(node) -> str | None:
 class Locator:
     """Finds ``(line, column)`` of the n-th occurrence of a dotted name or import."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, tree: ast.Module | None = None) -> None:
         self._source = source
+        self._tree = tree  # ast of ``source``, when the caller parsed it already
         self._occurrences: dict[tuple, list[tuple[int, int]]] | None = None
 
     def locate(self, key: tuple, occurrence: int) -> tuple[int, int]:
@@ -43,8 +54,8 @@ class Locator:
         return (1, 1)
 
     def _index(self) -> dict[tuple, list[tuple[int, int]]]:
-        tree = ast.parse(self._source)
-        lines = self._source.splitlines(keepends=True)
+        tree = self._tree if self._tree is not None else ast.parse(self._source)
+        lines = physical_lines(self._source)
         inner = set()
         found = defaultdict(list)
         for node in ast.walk(tree):

@@ -244,6 +244,47 @@ def canonical(qualified_name: str) -> str | None:
     return None
 
 
+# Namespaces in which the migration acts on every name (rewrites, reports or checks it).
+_ACTED_ON_NAMESPACES = frozenset(
+    {
+        *NAMESPACES,
+        *TF1_ONLY_MODULES,
+        "tensorflow.contrib",
+        "tensorflow.python.estimator",
+        "tensorflow_estimator",
+        "npu_bridge",
+        "runtime",
+        *(prefix.rstrip(".") for prefix in V1_LAYERS),
+    }
+)
+
+
+@functools.cache
+def _prefixes_of_names_acted_on() -> frozenset[str]:
+    names = [*tf1_renames(), *RUNTIME_REPLACEMENTS, *V1_SUMMARY_OPS]
+    return frozenset(
+        ".".join(parts[:end])
+        for name in names
+        for parts in [name.split(".")]
+        for end in range(1, len(parts) + 1)
+    )
+
+
+def may_act_under(path: str) -> bool:
+    """Whether the migration may act on a name reached through ``path`` (what an
+    import binds): a name it knows lies under it, or ``path`` lies in a namespace
+    the migration acts on whole. ``tensorflow.python.framework.ops`` is not."""
+    if path in _prefixes_of_names_acted_on():
+        return True
+    parts = path.split(".")
+    return any(".".join(parts[:end]) in _ACTED_ON_NAMESPACES for end in range(1, len(parts) + 1))
+
+
+def in_runtime(qualified_name: str) -> bool:
+    """Whether a qualified name is the runtime's own (code already migrated)."""
+    return qualified_name == "runtime" or qualified_name.startswith("runtime.")
+
+
 def available(canonical_name: str) -> bool:
     """Whether the runtime has this name, or the class it is an attribute of."""
     parts = canonical_name.split(".")

@@ -20,7 +20,8 @@ more per file.)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -28,8 +29,29 @@ from libcst.metadata import GlobalScope, QualifiedNameSource, Scope
 
 from migrator import symbols
 from migrator.diagnostics import Diagnostic
+from migrator.module_edits import (
+    ModuleEdits,
+    NeededImport,
+    bound_name,
+    dotted,
+    removable_import_binding,
+)
 from migrator.positions import Locator, dotted_name
 from migrator.scopes import module_scopes
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """Which part of a module a pass migrates (a whole module unless
+    ``migrator.chunked`` splits a large file): the order key of each module-level
+    statement, and whether this pass applies the module-level edits (with those of
+    the earlier passes). Added imports go before the first statement whose comment
+    is ``imports_before``, if one is given (a notebook's first Python cell)."""
+
+    statement_keys: Sequence[int] | None = None
+    finishes: bool = True
+    earlier_edits: ModuleEdits = dataclasses.field(default_factory=ModuleEdits)
+    imports_before: str | None = None
 
 
 class MigrateTransformer(cst.CSTTransformer):
@@ -46,24 +68,26 @@ class MigrateTransformer(cst.CSTTransformer):
         *,
         path: str,
         enabled: frozenset[str],
+        part: Part | None = None,
     ) -> None:
         super().__init__()
         self._scopes = scopes
         self._locator = locator
+        self._part = part or Part()
         self._seen: dict[tuple, int] = {}  # position keys visited so far
         self.path = path
         self.enabled = enabled
         self.diagnostics: list[Diagnostic] = []
+        self.edits = ModuleEdits()
         # runtime module -> the name this file binds it to (from a rewritten import)
         self._bound: dict[str, str] = {}
-        self._needed_imports: list[tuple[str, str, str | None]] = []
         self._inner_attributes: set[int] = set()  # ids of attributes inside a longer chain
         self._calls_by_callee: dict[int, cst.Call] = {}
-        # names bound by legacy imports -> how many of their uses were rewritten
-        self._rewritten_roots: dict[str, int] = {}
         self._occurrence: dict[int, tuple] = {}
-        self._uses_v1_layers = False  # tf.compat.v1.layers need Keras 2: see leave_Module
         self._global_imports: dict[str, str] | None = None  # see _global_modules
+        self._top_level: dict[int, int] = {}  # id of a module statement -> its order key
+        self._statement_key = 0  # order key of the module statement being visited
+        self.body_keys: list[int] = []  # the order key of each statement of the result
 
     # This class has no visit_<Node>_<attribute> methods: skip libcst's lookup of
     # them for every child attribute of every node (a fifth of the pass).
@@ -73,8 +97,23 @@ class MigrateTransformer(cst.CSTTransformer):
     def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
         pass
 
+    def _enter_statement(self, node: cst.BaseStatement) -> None:
+        """Notes which module-level statement is being visited (the order key of the
+        imports it needs)."""
+        key = self._top_level.get(id(node))
+        if key is not None:
+            self._statement_key = key
+
+    visit_SimpleStatementLine = visit_FunctionDef = visit_ClassDef = _enter_statement
+    visit_If = visit_For = visit_While = visit_With = visit_Try = _enter_statement
+    visit_TryStar = visit_Match = _enter_statement
+
     def visit_Module(self, node: cst.Module) -> None:
         self._global_scope = self._scopes[node]
+        keys = self._part.statement_keys or range(len(node.body))
+        self._top_level = {
+            id(statement): key for statement, key in zip(node.body, keys, strict=True)
+        }
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if id(node) not in self._inner_attributes:
@@ -102,20 +141,33 @@ class MigrateTransformer(cst.CSTTransformer):
             if original.attr.value == "export_savedmodel" and "MIG203" in self.enabled:
                 return updated.with_changes(attr=cst.Name("export_saved_model"))
             return updated
+        if symbols.in_runtime(qualified):
+            self._check_runtime_name(original, qualified)
+            return updated
         canonical = symbols.canonical(qualified)
         if canonical is not None:
             return self._estimator_reference(original, updated, qualified, canonical)
         return self._tf1_reference(original, updated, qualified)
 
+    def _check_runtime_name(self, node, qualified: str) -> None:
+        """Code already migrated: its runtime names must exist, on every run."""
+        if not symbols.available(qualified.removeprefix("runtime.")):
+            self._report(
+                node,
+                "MIG101",
+                f"{qualified} is not in the bundled runtime",
+                "use the TensorFlow 2 API instead, or remove it",
+            )
+
     def _estimator_reference(self, original, updated, qualified: str, canonical: str):
-        if "MIG201" not in self.enabled:
-            return updated
         if not symbols.available(canonical):
             self._report(
                 original,
                 "MIG101",
                 f"{_short(qualified)} has no equivalent in the bundled runtime yet; left unchanged",
             )
+            return updated
+        if "MIG201" not in self.enabled:
             return updated
         return self._replace_namespace(original, updated)
 
@@ -127,16 +179,18 @@ class MigrateTransformer(cst.CSTTransformer):
         replacement = symbols.RUNTIME_REPLACEMENTS.get(qualified)
         if replacement is not None:
             namespace, _, member = replacement.rpartition(".")
-            return cst.Attribute(
-                value=cst.Name(self._runtime_name(namespace)), attr=cst.Name(member)
+            return _keeping_parentheses(
+                updated, dotted(f"{self._runtime_name(namespace)}.{member}")
             )
-        if symbols.namespace(qualified) is not None:
+        if qualified is not None and symbols.namespace(qualified) is not None:
             root = _root(original)
             root_qualified = self._qualified(root)
             if root_qualified and root_qualified.split(".")[0] == "tensorflow_estimator":
                 # e.g. `import tensorflow_estimator as tfe`: removed once all uses are gone
-                self._rewritten_roots[root.value] = self._rewritten_roots.get(root.value, 0) + 1
-            return cst.Name(self._runtime_name(symbols.namespace(qualified)))
+                self.edits.rewritten_roots[root.value] += 1
+            return _keeping_parentheses(
+                updated, cst.Name(self._runtime_name(symbols.namespace(qualified)))
+            )
         if isinstance(original, cst.Attribute):
             return updated.with_changes(
                 value=self._replace_namespace(original.value, updated.value)
@@ -150,21 +204,24 @@ class MigrateTransformer(cst.CSTTransformer):
             if alias in self._global_scope:
                 alias = "runtime_" + namespace.replace(".", "_")
             module, _, name = ("runtime." + namespace).rpartition(".")
-            self._needed_imports.append((module, name, alias))
+            self._need_import((module, name, alias))
             self._bound[namespace] = alias
         return self._bound[namespace]
 
     def _tf1_reference(self, original, updated, qualified: str):
-        if "MIG202" not in self.enabled or not qualified.startswith("tensorflow."):
+        if not qualified.startswith("tensorflow."):
             return updated
-        if qualified.startswith(symbols.V1_LAYERS):
-            self._uses_v1_layers = True
+        first_use = self.edits.first_v1_layers_use is None
+        if qualified.startswith(symbols.V1_LAYERS) and "MIG202" in self.enabled and first_use:
+            self.edits.first_v1_layers_use = self._statement_key
         if not self._contrib_summary_call_converts(original, qualified):
             return updated
         replacement = symbols.tf1_replacement(qualified)
         if qualified in symbols.V1_SUMMARY_OPS and not self._called_with_step(original):
             replacement = "tensorflow.compat.v1" + qualified[len("tensorflow") :]
         if replacement is not None:
+            if "MIG202" not in self.enabled:
+                return updated
             return self._tensorflow_reference(original, updated, qualified, replacement)
         if qualified.startswith("tensorflow.contrib."):
             self._report(
@@ -184,7 +241,9 @@ class MigrateTransformer(cst.CSTTransformer):
         if not isinstance(root, cst.Name):
             return updated  # a chain on a call's result; the call's own chain is rewritten
         if self._qualified(root) == "tensorflow":
-            return _dotted(root.value + replacement[len("tensorflow") :])
+            return _keeping_parentheses(
+                updated, dotted(root.value + replacement[len("tensorflow") :])
+            )
         expression = self._from_global_tensorflow(replacement)
         if expression is None:
             self._report(
@@ -195,8 +254,8 @@ class MigrateTransformer(cst.CSTTransformer):
                 "add `import tensorflow as tf` and run migrate again",
             )
             return updated
-        self._rewritten_roots[root.value] = self._rewritten_roots.get(root.value, 0) + 1
-        return expression
+        self.edits.rewritten_roots[root.value] += 1
+        return _keeping_parentheses(updated, expression)
 
     def _from_global_tensorflow(self, replacement: str) -> cst.BaseExpression | None:
         """``replacement`` through a global name bound to ``tensorflow``, or to
@@ -204,12 +263,12 @@ class MigrateTransformer(cst.CSTTransformer):
         (whose other names would mean the v1 symbol there)."""
         for name, bound in self._global_modules().items():
             if bound == "tensorflow":
-                return _dotted(name + replacement[len("tensorflow") :])
+                return dotted(name + replacement[len("tensorflow") :])
         for name, bound in self._global_modules().items():
             if bound == "tensorflow.compat.v1" and replacement.startswith("tensorflow.compat."):
                 if replacement.startswith(bound + "."):
-                    return _dotted(name + replacement[len(bound) :])
-                return _dotted(name + replacement[len("tensorflow") :])
+                    return dotted(name + replacement[len(bound) :])
+                return dotted(name + replacement[len("tensorflow") :])
         return None
 
     def _global_modules(self) -> dict[str, str]:
@@ -233,41 +292,55 @@ class MigrateTransformer(cst.CSTTransformer):
             return updated
         if isinstance(original.names, cst.ImportStar):
             return self._wildcard_import(original, updated, module)
-        if "MIG201" not in self.enabled:
-            return updated
         moved, kept = [], []
         for alias in updated.names:
             target = self._runtime_target(original, module, alias)
             (moved if target else kept).append((alias, target))
-        if not moved:
+        if not moved or "MIG201" not in self.enabled:
             return updated
-        modules = {target[0] for _, target in moved}
         if isinstance(self._scopes.get(original), GlobalScope):
             for alias, (target_module, name) in moved:
-                bound = _bound_name(alias)
+                bound = bound_name(alias)
                 self._bound.setdefault(f"{target_module}.{name}".removeprefix("runtime."), bound)
-        if not kept and len(modules) == 1:
+        if not kept:
+            # The statement imports from the first runtime module; names from any
+            # other runtime module get an import statement of their own.
+            first_module = moved[0][1][0]
+            kept_here = [(a, t) for a, t in moved if t[0] == first_module]
+            self._need_imports([(a, t) for a, t in moved if t[0] != first_module])
             return updated.with_changes(
-                module=_dotted(modules.pop()),
-                names=[
-                    alias.with_changes(
-                        name=cst.Name(name),
-                        asname=_asname(alias, name),
-                    )
-                    for alias, (_, name) in moved
-                ],
+                module=dotted(first_module),
+                names=_last_without_comma(
+                    [
+                        alias.with_changes(name=cst.Name(name), asname=_asname(alias, name))
+                        for alias, (_, name) in kept_here
+                    ]
+                ),
             )
+        self._need_imports(moved)
+        return updated.with_changes(names=_last_without_comma([alias for alias, _ in kept]))
+
+    def _need_imports(self, moved) -> None:
+        """Adds an import for each ``(alias, (runtime module, name))`` split from an
+        import statement, bound as before."""
         for alias, (target_module, name) in moved:
-            bound = _bound_name(alias)
-            self._needed_imports.append((target_module, name, None if bound == name else bound))
-        names = [alias for alias, _ in kept]
-        names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(names=names)
+            bound = bound_name(alias)
+            key = (target_module, name, None if bound == name else bound)
+            self._need_import(key, after_its_statement=True)
+
+    def _need_import(self, key, *, after_its_statement: bool = False) -> None:
+        order = (self._statement_key, len(self.edits.needed_imports))
+        self.edits.needed_imports.append(NeededImport(order, key, after_its_statement))
 
     def _wildcard_import(self, original, updated, module: str):
         """``from npu_bridge.npu_init import *`` (the usual Ascend preamble) becomes
         ``from runtime.npu import *``; names the file takes from it that the
-        runtime lacks are reported. Other legacy wildcard imports stay as they are."""
+        runtime lacks are reported, on every run (also once it is rewritten).
+        Other legacy wildcard imports stay as they are."""
+        runtime_namespace = module.removeprefix("runtime.")
+        if module.startswith("runtime.") and runtime_namespace in symbols.WILDCARD_NAMESPACES:
+            self._report_missing_wildcard_names(original, runtime_namespace)
+            return updated
         namespace = symbols.canonical(module)
         if namespace is None:
             return updated
@@ -279,19 +352,22 @@ class MigrateTransformer(cst.CSTTransformer):
                 "import the names you use explicitly",
             )
             return updated
+        self._report_missing_wildcard_names(original, namespace)
         if "MIG201" not in self.enabled:
             return updated
+        return updated.with_changes(module=dotted(f"runtime.{namespace}"))
+
+    def _report_missing_wildcard_names(self, node: cst.ImportFrom, namespace: str) -> None:
         provided = symbols.members(namespace)
         missing = sorted({name for name in self._unresolved_names() if name not in provided})
         if missing:
             self._report(
-                original,
+                node,
                 "MIG101",
-                f"names used here that came from `from {module} import *` are not in the "
-                f"bundled runtime: {', '.join(missing)}",
+                f"names this file uses from a wildcard import of {namespace} are not in "
+                f"the bundled runtime: {', '.join(missing)}",
                 "import them from where TensorFlow 2 has them, or remove their uses",
             )
-        return updated.with_changes(module=_dotted(f"runtime.{namespace}"))
 
     def _unresolved_names(self) -> set[str]:
         """Names this file uses without defining or importing them (a wildcard
@@ -306,6 +382,9 @@ class MigrateTransformer(cst.CSTTransformer):
 
     def _runtime_target(self, node, module: str, alias: cst.ImportAlias):
         qualified = f"{module}.{get_full_name_for_node(alias.name)}"
+        if symbols.in_runtime(qualified):
+            self._check_runtime_name(node, qualified)
+            return None
         canonical = symbols.canonical(qualified)
         if canonical is None:
             return None
@@ -323,7 +402,7 @@ class MigrateTransformer(cst.CSTTransformer):
         for alias in original.names:
             name = get_full_name_for_node(alias.name)
             canonical = symbols.canonical(name)
-            if canonical is not None and "MIG201" in self.enabled and not alias.asname:
+            if canonical is not None and not alias.asname:
                 self._report(
                     original,
                     "MIG101",
@@ -333,48 +412,27 @@ class MigrateTransformer(cst.CSTTransformer):
 
     # ----------------------------------------------------------- the module
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        body = [
-            statement for statement in updated.body if not self._unused_legacy_import(statement)
-        ]
-        present = {_import_key(statement) for statement in body}
-        new = []
-        if self._uses_v1_layers and not self._needed_imports and not _imports_runtime(body):
-            new.append(_SELECT_LEGACY_KERAS)
-        for module, name, alias in dict.fromkeys(self._needed_imports):
-            key = (module, name, alias)
-            if key not in present:
-                new.append(_import_statement(module, name, alias))
-                present.add(key)
-        if new:
-            at = _after_last_import(body)
-            if at == 0 and body and not body[0].leading_lines:
-                body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine()])
-            body[at:at] = new
-        return updated.with_changes(body=body)
-
-    def _unused_legacy_import(self, statement) -> bool:
-        """``import tensorflow_estimator as tfe`` or ``from tensorflow.contrib import
-        summary`` whose every use was rewritten."""
-        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
-            return False
-        node = statement.body[0]
-        if not isinstance(node, (cst.Import, cst.ImportFrom)):
-            return False
-        if isinstance(node.names, cst.ImportStar) or len(node.names) != 1:
-            return False
-        if isinstance(node, cst.Import) and not node.names[0].asname:
-            return False
-        bound = _bound_name(node.names[0])
-        rewritten = self._rewritten_roots.get(bound, 0)
-        uses = sum(len(a.references) for a in self._global_scope.assignments[bound])
-        return rewritten > 0 and rewritten == uses
+        for statement in updated.body:
+            bound = removable_import_binding(statement)
+            if bound is not None:
+                uses = sum(len(a.references) for a in self._global_scope.assignments[bound])
+                self.edits.root_uses[bound] += uses
+        if not self._part.finishes:
+            self.body_keys = [self._top_level[id(statement)] for statement in original.body]
+            return updated
+        edits = self._part.earlier_edits.merged(self.edits)
+        keys = [self._top_level[id(statement)] for statement in original.body]
+        body, self.body_keys, orphans = edits.apply(
+            list(updated.body), keys, imports_before=self._part.imports_before
+        )
+        return updated.with_changes(body=body, footer=[*orphans, *updated.footer])
 
     # ---------------------------------------------------------------- helpers
     def _qualified(self, node: cst.CSTNode) -> str | None:
         """The one import-based qualified name of ``node`` (None if none or ambiguous)."""
         scope = self._scopes.get(node)
-        if scope is None or not isinstance(node, (cst.Name, cst.Attribute)):
-            return None
+        if scope is None or dotted_name(node) is None:
+            return None  # a chain on a call's or subscript's result names no import
         names = {
             q.name
             for q in scope.get_qualified_names_for(node)
@@ -468,96 +526,20 @@ def _root(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-def _bound_name(alias: cst.ImportAlias) -> str:
-    """The name an import alias binds (``b`` in ``import a as b``)."""
-    if alias.asname:
-        return get_full_name_for_node(alias.asname.name)
-    return get_full_name_for_node(alias.name)
-
-
 def _asname(alias: cst.ImportAlias, new_name: str) -> cst.AsName | None:
-    bound = _bound_name(alias)
+    bound = bound_name(alias)
     if bound == new_name:
         return None
     return alias.asname or cst.AsName(name=cst.Name(bound))
 
 
-def _dotted(path: str) -> cst.BaseExpression:
-    parts = path.split(".")
-    node: cst.BaseExpression = cst.Name(parts[0])
-    for part in parts[1:]:
-        node = cst.Attribute(value=node, attr=cst.Name(part))
-    return node
+def _keeping_parentheses(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
+    """``new`` in the parentheses ``old`` had (their comments and line breaks kept)."""
+    return new.with_changes(lpar=old.lpar, rpar=old.rpar)
 
 
-def _import_statement(module: str, name: str, alias: str | None) -> cst.SimpleStatementLine:
-    asname = cst.AsName(name=cst.Name(alias)) if alias else None
-    return cst.SimpleStatementLine(
-        [cst.ImportFrom(module=_dotted(module), names=[cst.ImportAlias(cst.Name(name), asname)])]
-    )
-
-
-# TF 2.16+ resolves tf.compat.v1.layers through Keras 3, where they fail; importing
-# the runtime selects tf-keras (TF_USE_LEGACY_KERAS=1) before they are first used.
-_SELECT_LEGACY_KERAS = cst.SimpleStatementLine(
-    [cst.Import(names=[cst.ImportAlias(cst.Name("runtime"))])],
-    trailing_whitespace=cst.TrailingWhitespace(
-        whitespace=cst.SimpleWhitespace("  "),
-        comment=cst.Comment("# noqa: F401 -- selects tf-keras for tf.compat.v1.layers"),
-    ),
-)
-
-
-def _imports_runtime(body) -> bool:
-    """Whether a top-level statement imports the runtime package or one of its modules."""
-    for statement in body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for node in statement.body:
-            if isinstance(node, cst.ImportFrom) and node.module is not None:
-                names = [get_full_name_for_node(node.module)]
-            elif isinstance(node, cst.Import):
-                names = [get_full_name_for_node(alias.name) for alias in node.names]
-            else:
-                continue
-            if any(name == "runtime" or name.startswith("runtime.") for name in names):
-                return True
-    return False
-
-
-def _import_key(statement) -> tuple | None:
-    """``(module, name, alias)`` of a one-name ``from`` import statement."""
-    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
-        return None
-    node = statement.body[0]
-    if not isinstance(node, cst.ImportFrom) or isinstance(node.names, cst.ImportStar):
-        return None
-    if node.module is None or len(node.names) != 1:
-        return None
-    alias = node.names[0]
-    asname = get_full_name_for_node(alias.asname.name) if alias.asname else None
-    return get_full_name_for_node(node.module), get_full_name_for_node(alias.name), asname
-
-
-def _after_last_import(body) -> int:
-    """Where a new top-level import goes: after the last one, or after the docstring."""
-    position = 0
-    for index, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and isinstance(
-            statement.body[0], (cst.Import, cst.ImportFrom)
-        ):
-            position = index + 1
-    if position == 0 and body and _is_docstring(body[0]):
-        position = 1
-    return position
-
-
-def _is_docstring(statement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
+def _last_without_comma(names: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
+    return [*names[:-1], names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
 
 
 def _position_key(node) -> tuple | None:
@@ -572,9 +554,17 @@ def _position_key(node) -> tuple | None:
     return None
 
 
-def migrate_module(module: cst.Module, *, source: str, path: str, enabled: frozenset[str]):
-    """Returns ``(new module, diagnostics)``; ``module`` itself is left as it was."""
+def migrate_module(
+    module: cst.Module,
+    *,
+    locator: Locator,
+    path: str,
+    enabled: frozenset[str],
+    part: Part | None = None,
+) -> tuple[cst.Module, MigrateTransformer]:
+    """Returns the new module and the transformer that made it (its ``diagnostics``
+    and ``edits``); ``module`` itself is left as it was."""
     transformer = MigrateTransformer(
-        Locator(source), module_scopes(module), path=path, enabled=enabled
+        locator, module_scopes(module), path=path, enabled=enabled, part=part
     )
-    return module.visit(transformer), transformer.diagnostics
+    return module.visit(transformer), transformer

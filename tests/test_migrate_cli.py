@@ -10,45 +10,20 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from cli_runs import BROKEN, CLEAN, LEGACY, MIGRATED, UNSUPPORTED, run, write_repository
 from click.testing import CliRunner
 
 from migrator.cli import main
 
-LEGACY = """import tensorflow as tf
-
-
-def model_fn(features, labels, mode):
-    logits = tf.layers.dense(features, 2)
-    return tf.estimator.EstimatorSpec(mode, predictions=logits)
-"""
-MIGRATED = """import tensorflow as tf
-from runtime import estimator as tf_estimator
-
-
-def model_fn(features, labels, mode):
-    logits = tf.compat.v1.layers.dense(features, 2)
-    return tf_estimator.EstimatorSpec(mode, predictions=logits)
-"""
-CLEAN = "import tensorflow as tf\n\nx = tf.constant(1)\n"
-BROKEN = "import tensorflow as tf\n\ndef broken(:\n    pass\n"
-UNSUPPORTED = "import tensorflow as tf\n\nc = tf.estimator.DNNClassifier([3])\n"
-
 
 @pytest.fixture
 def tree(tmp_path):
-    root = tmp_path / "repo"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "model.py").write_text(LEGACY)
-    (root / "pkg" / "clean.py").write_text(CLEAN)
+    root = write_repository(tmp_path / "repo")
     (root / "notes.txt").write_text("not python\n")
     script = root / "train.sh"
     script.write_text("#!/bin/sh\necho hi\n")
     script.chmod(0o755)
     return root
-
-
-def run(*args, cwd=None):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def test_in_place_rewrites_only_what_changes(tree):
@@ -204,75 +179,6 @@ def test_line_endings_bom_encoding_and_mode_survive(tmp_path):
     assert latin.read_bytes() == ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + MIGRATED).encode(
         "latin-1"
     )
-
-
-def test_notebooks_migrate_code_cells_and_keep_magics_outputs_metadata(tmp_path):
-    notebook = {
-        "cells": [
-            {"cell_type": "markdown", "metadata": {}, "source": ["tf.estimator.Estimator stays"]},
-            {
-                "cell_type": "code",
-                "execution_count": 3,
-                "metadata": {"tags": ["train"]},
-                "outputs": [{"output_type": "stream", "name": "stdout", "text": ["42\n"]}],
-                "source": [
-                    "%matplotlib inline\n",
-                    "!pip list\n",
-                    *LEGACY.splitlines(keepends=True),
-                ],
-            },
-        ],
-        "metadata": {"kernelspec": {"name": "python3"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path = tmp_path / "train.ipynb"
-    path.write_text(json.dumps(notebook, indent=1) + "\n")
-    assert run(path).exit_code == 1
-    migrated = json.loads(path.read_text())
-    cell = migrated["cells"][1]
-    assert "".join(cell["source"]) == "%matplotlib inline\n!pip list\n" + MIGRATED
-    assert cell["outputs"] == notebook["cells"][1]["outputs"]
-    assert cell["metadata"] == {"tags": ["train"]} and cell["execution_count"] == 3
-    assert migrated["cells"][0] == notebook["cells"][0]
-    assert migrated["metadata"] == notebook["metadata"]
-    assert run(path).exit_code == 0
-
-
-def test_notebook_cells_share_the_imports_of_the_cells_above(tmp_path):
-    """A notebook is one namespace: `tf` imported in cell 1 is `tf` in cell 3, and a
-    diagnostic names the cell and the line within it."""
-
-    def code(*lines):
-        return {"cell_type": "code", "metadata": {}, "outputs": [], "source": list(lines)}
-
-    notebook = {
-        "cells": [
-            code("%load_ext autoreload\n", "MODEL_DIR = '/tmp/m'"),
-            code("import tensorflow as tf\n", "from tensorflow import estimator\n"),
-            {"cell_type": "markdown", "metadata": {}, "source": ["## Train"]},
-            code(
-                "input_fn = tf.compat.v1.estimator.inputs.numpy_input_fn(x, shuffle=False)\n",
-                "c = tf.estimator.DNNClassifier([3])",
-            ),
-        ],
-        "metadata": {},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path = tmp_path / "explore.ipynb"
-    path.write_text(json.dumps(notebook, indent=1) + "\n")
-    result = run(path)
-    assert result.exit_code == 1
-    cells = [cell["source"] for cell in json.loads(path.read_text())["cells"]]
-    assert cells[0] == notebook["cells"][0]["source"]
-    assert cells[1] == ["import tensorflow as tf\n", "from runtime import estimator\n"]
-    assert cells[3] == [
-        "input_fn = estimator.inputs.numpy_input_fn(x, shuffle=False)\n",
-        "c = tf.estimator.DNNClassifier([3])",
-    ]
-    assert f"{path}[cell 3]:2:5: MIG101" in result.output
-    assert run(path).exit_code == 0
 
 
 def test_parallel_jobs_give_the_same_result(tmp_path):

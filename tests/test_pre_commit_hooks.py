@@ -11,6 +11,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 LEGACY = "import tensorflow as tf\n\nspec = tf.estimator.EstimatorSpec\n"
+CANNED = "import tensorflow as tf\n\nmodel = tf.estimator.DNNClassifier([8])\n"
 MIGRATED = (
     "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n\n"
     "spec = tf_estimator.EstimatorSpec\n"
@@ -33,12 +34,12 @@ def user_repo(tmp_path):
     return repo
 
 
-def pre_commit(hook, repo, home):
+def pre_commit(hook, repo, home, *files):
     """`pre-commit try-repo` runs a hook from this checkout (uncommitted changes too)."""
     executable = shutil.which("pre-commit", path=os.path.dirname(sys.executable))
     env = dict(os.environ, PRE_COMMIT_HOME=str(home))
     return subprocess.run(
-        [executable, "try-repo", str(REPO), hook, "--files", "model.py"],
+        [executable, "try-repo", str(REPO), hook, "--files", *(files or ["model.py"])],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -60,3 +61,11 @@ def test_check_hook_fails_and_fixing_hook_rewrites(user_repo, tmp_path):
 
     again = pre_commit("migrate-estimator-check", user_repo, home)
     assert again.returncode == 0, again.stdout + again.stderr
+
+    # Nothing to change, but code the runtime cannot run: the gate still fails.
+    (user_repo / "canned.py").write_text(CANNED)
+    git("add", "canned.py", cwd=user_repo)
+    gate = pre_commit("migrate-estimator-check", user_repo, home, "canned.py")
+    assert gate.returncode == 1, gate.stdout + gate.stderr  # pre-commit: a hook failed
+    assert "exit code: 2" in gate.stdout
+    assert "canned.py:3:9: MIG101 tf.estimator.DNNClassifier" in gate.stdout

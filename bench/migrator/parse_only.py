@@ -1,9 +1,10 @@
-"""The floor: parse every .py file of a tree with libcst, nothing else."""
+"""The floor: parse every .py file of a tree (or one file) with libcst, nothing else."""
 
 import sys
 from pathlib import Path
 
 import libcst as cst
 
-for path in sorted(Path(sys.argv[1]).rglob("*.py")):
+root = Path(sys.argv[1])
+for path in [root] if root.is_file() else sorted(root.rglob("*.py")):
     cst.parse_module(path.read_text())

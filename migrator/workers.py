@@ -1,0 +1,124 @@
+"""Migrating many files: in this process for a few, in worker processes for many.
+
+A file whose migration kills its worker (a crash in native code, the kernel's
+out-of-memory killer) costs only that file: when the pool breaks, every file it had
+not finished is migrated again alone, in a fresh process, and the one that kills its
+process again is reported (MIG000) and left unchanged.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+
+from migrator.files import FileResult, migrate_file
+from migrator.progress import Progress
+
+# Below this many files, worker processes cost more than they save.
+PARALLEL_THRESHOLD = 32
+
+Candidate = tuple[Path, bytes]
+
+
+def migrate_all(
+    candidates: Sequence[Candidate], enabled: frozenset[str], *, jobs: int, progress: Progress
+) -> list[FileResult]:
+    """One result per candidate, in order."""
+    if jobs == 1 or len(candidates) < PARALLEL_THRESHOLD:
+        results = []
+        for path, data in candidates:
+            results.append(migrate_file(path, enabled, data))
+            progress.advance()
+        return results
+    results: list[FileResult | None] = [None] * len(candidates)
+    lost: list[int] = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        batches = {
+            pool.submit(_migrate_batch, [candidates[i] for i in batch], enabled): batch
+            for batch in _batches(len(candidates), jobs)
+        }
+        for future in as_completed(batches):
+            batch = batches[future]
+            try:
+                done = future.result()
+            except BrokenProcessPool:
+                lost.extend(batch)
+                continue
+            for index, result in zip(batch, done, strict=True):
+                result.original = candidates[index][1]  # not sent back from the worker
+                results[index] = result
+            progress.advance(len(batch))
+    for index, result in _each_alone(sorted(lost), candidates, enabled, jobs):
+        results[index] = result
+        progress.advance()
+    return results
+
+
+def _batches(count: int, jobs: int) -> list[range]:
+    size = max(1, count // (jobs * 4))
+    return [range(start, min(start + size, count)) for start in range(0, count, size)]
+
+
+def _migrate_batch(batch: list[Candidate], enabled: frozenset[str]) -> list[FileResult]:
+    """migrate_file for each, returning only what the parent does not already have."""
+    results = [migrate_file(path, enabled, data) for path, data in batch]
+    for result in results:
+        result.original = b""
+    return results
+
+
+def _each_alone(indexes: list[int], candidates, enabled, jobs: int):
+    """``(index, result)`` for each file, each migrated in a fresh process, ``jobs``
+    at a time."""
+    pending = list(indexes)
+    running: dict[Connection, tuple[int, multiprocessing.Process]] = {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            index = pending.pop(0)
+            receiver, sender = multiprocessing.Pipe(duplex=False)
+            path, data = candidates[index]
+            process = multiprocessing.Process(target=_child, args=(sender, path, enabled, data))
+            process.start()
+            sender.close()
+            running[receiver] = (index, process)
+        for receiver in wait(list(running)):
+            index, process = running.pop(receiver)
+            yield index, _outcome(receiver, process, *candidates[index])
+
+
+def _child(sender: Connection, path: Path, enabled: frozenset[str], data: bytes) -> None:
+    result = migrate_file(path, enabled, data)
+    result.original = b""
+    sender.send(result)
+    sender.close()
+
+
+def _outcome(receiver: Connection, process, path: Path, data: bytes) -> FileResult:
+    try:
+        result = receiver.recv()
+    except EOFError:  # the process died before it could answer
+        process.join()
+        return FileResult(path, original=data).fail(
+            "MIG000",
+            f"internal error: the migrator's process {_death(process.exitcode)} while "
+            "migrating this file; file left unchanged",
+        )
+    finally:
+        receiver.close()
+    process.join()
+    result.original = data
+    return result
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"was killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            pass
+    return f"exited with status {exitcode}"
