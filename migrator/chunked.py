@@ -45,13 +45,17 @@ def migrate_in_parts(
     path: str,
     enabled: frozenset[str],
     words: str,
+    part: Part | None = None,
     part_lines: int = PART_LINES,
-) -> tuple[str, list[Diagnostic]]:
-    """The migrated text of ``code`` (parsed to ``tree``) and its diagnostics.
+) -> tuple[str, list[Diagnostic], set[str]]:
+    """The migrated text of ``code`` (parsed to ``tree``), its diagnostics, and the
+    qualified names they are about.
 
     ``words`` (a pattern) matches the text the migration acts on without an import
-    (a method name, a local import).
+    (a method name, a local import); ``part`` holds what every pass shares (the
+    file's dialect).
     """
+    part = part or Part()
     lines = physical_lines(code)
     segments = split(
         tree,
@@ -63,15 +67,18 @@ def migrate_in_parts(
     shared = [index for index, segment in enumerate(segments) if segment.shared]
     texts = ["".join(lines[segment.start : segment.stop]) for segment in segments]
     found: list[tuple[int, Diagnostic]] = []
+    reported: set[str] = set()
     edits = ModuleEdits()
     for own in _parts(segments, part_lines):
         pass_ = _Pass(lines, segments, members=sorted({*shared, *own}), written=set(own))
-        edits = edits.merged(pass_.run(path, enabled, Part(finishes=False), texts, found))
+        passing = dataclasses.replace(part, finishes=False)
+        edits = edits.merged(pass_.run(path, enabled, passing, texts, found, reported))
     # The shared segments last, alone: this pass applies the module-level edits.
     final = _Pass(lines, segments, members=shared, written=set(shared))
-    final.run(path, enabled, Part(earlier_edits=edits), texts, found)
+    finishing = dataclasses.replace(part, earlier_edits=edits)
+    final.run(path, enabled, finishing, texts, found, reported)
     found.sort(key=lambda item: item[0])  # stable: a pass's own order within a statement
-    return "".join(texts), [diagnostic for _, diagnostic in found]
+    return "".join(texts), [diagnostic for _, diagnostic in found], reported
 
 
 @dataclasses.dataclass
@@ -84,9 +91,12 @@ class _Pass:
     members: list[int]  # segment indexes, in file order
     written: set[int]  # the members whose result this pass gives
 
-    def run(self, path, enabled, part: Part, texts: list[str], found: list) -> ModuleEdits:
+    def run(
+        self, path, enabled, part: Part, texts: list, found: list, reported: set
+    ) -> ModuleEdits:
         """Migrates the members: their new text goes to ``texts``, their diagnostics
-        (with the segment index) to ``found``; returns the pass's module-level edits."""
+        (with the segment index) to ``found`` and the names those are about to
+        ``reported``; returns the pass's module-level edits."""
         source, origins = self._join()
         try:
             module = parse_with_libcst(source)
@@ -109,6 +119,7 @@ class _Pass:
             index, line = origins[diagnostic.line - 1]
             if index in self.written:
                 found.append((index, dataclasses.replace(diagnostic, line=line)))
+        reported |= transformer.reported_names
         return transformer.edits
 
     def _join(self) -> tuple[str, list[tuple[int, int]]]:

@@ -2,8 +2,9 @@
 
 Exit codes: 0 nothing to change; 1 files changed (or would change, with
 --check/--diff) and no error remains; 2 an error-level diagnostic remains (code the
-runtime cannot run, a file that could not be read, parsed, migrated or written) or
-a bad option. Diagnostics are printed as ``path:line:col: CODE message``.
+runtime cannot run, a name TensorFlow does not have, a file that could not be read,
+parsed, migrated or written) or a bad option. Diagnostics are printed as
+``path:line:col: CODE message``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import click
 from migrator import __version__, config, report, writing
 from migrator.files import Exclusion, FileResult, discover, read_candidate
 from migrator.progress import Progress
+from migrator.verify import LookupFailed, tensorflow_installed
+from migrator.verify import verify as check_names
 from migrator.workers import migrate_all
 
 
@@ -44,6 +47,13 @@ from migrator.workers import migrate_all
     "--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores)."
 )
 @click.option(
+    "--verify/--no-verify",
+    default=None,
+    help="Look every name the migrated files reach in TensorFlow, the runtime, tf_keras, "
+    "npu_bridge and tensorflow_estimator up in what is installed; report the missing ones "
+    "(MIG105). Default: on with --check when TensorFlow is installed.",
+)
+@click.option(
     "--force-exclude/--no-force-exclude",
     default=True,
     show_default=True,
@@ -52,7 +62,7 @@ from migrator.workers import migrate_all
 )
 @click.version_option(__version__, prog_name="migrate")
 def main(
-    paths, out, force, show_diff, check, report_path, select, ignore, jobs, force_exclude
+    paths, out, force, show_diff, check, report_path, select, ignore, jobs, verify, force_exclude
 ) -> None:
     """Migrate TensorFlow 1 Estimator code in PATHS to TensorFlow 2.16+."""
     if out is not None and (show_diff or check):
@@ -75,12 +85,25 @@ def main(
     if report_path is not None:
         writing.check_report_path(report_path)
 
+    if verify and not tensorflow_installed():
+        raise click.UsageError(f"--verify: TensorFlow is not installed for {sys.executable}")
+    if verify is None:
+        verify = check and tensorflow_installed()
+        if check and not verify:
+            click.echo("note: TensorFlow is not installed here; names were not verified", err=True)
+
     found = discover(
         paths,
         exclusion=Exclusion(settings.exclude, settings.root),
         force_exclude=force_exclude,
     )
-    results = _migrate(found.files, enabled, jobs or settings.jobs or os.cpu_count() or 1)
+    workers = jobs or settings.jobs or os.cpu_count() or 1
+    results = _migrate(found.files, enabled, workers, verify=verify)
+    if verify:
+        try:
+            check_names(results)
+        except LookupFailed as failure:
+            click.echo(f"note: names were not verified ({failure})", err=True)
 
     if show_diff:
         for result in results:
@@ -116,7 +139,7 @@ def _codes(text: str) -> tuple[str, ...]:
 
 
 def _migrate(
-    files: list[tuple[Path, Path]], enabled: frozenset[str], jobs: int
+    files: list[tuple[Path, Path]], enabled: frozenset[str], jobs: int, *, verify: bool
 ) -> list[FileResult]:
     """Migrates every file; only those that mention a trigger word are parsed."""
     results: list[FileResult] = []
@@ -129,7 +152,7 @@ def _migrate(
             results.append(result)
     progress = Progress(len(candidates))
     try:
-        results += migrate_all(candidates, enabled, jobs=jobs, progress=progress)
+        results += migrate_all(candidates, enabled, jobs=jobs, progress=progress, verify=verify)
     finally:
         progress.close()
     return results

@@ -25,6 +25,10 @@ CODES = {
         Code("MIG102", "error", "tf.contrib symbol with no TensorFlow 2 equivalent"),
         Code("MIG103", "warning", "wildcard import from a legacy module"),
         Code("MIG104", "error", "TensorFlow 1 symbol removed in TensorFlow 2"),
+        Code("MIG105", "error", "name that does not exist in the installed TensorFlow / runtime"),
+        Code("MIG106", "warning", "TF 1 and TF 2 meanings differ; the file does not say which"),
+        Code("MIG107", "warning", "`.value` of a subscript that may be a TF 1 Dimension"),
+        Code("MIG108", "warning", "TensorFlow's private API (tensorflow.python)"),
     ]
 }
 

@@ -13,6 +13,7 @@ from migrator.diagnostics import Diagnostic
 from migrator.migrate import TRIGGER_BYTES, migrate_code
 from migrator.notebook import NotebookError, migrate_notebook
 from migrator.parsing import UnparsableSource
+from migrator.references import Reference, references
 from migrator.source import decode
 
 SUFFIXES = (".py", ".ipynb")
@@ -34,6 +35,9 @@ class FileResult:
     migrated: bytes | None = None  # None: nothing to change
     diagnostics: list[Diagnostic] = dataclasses.field(default_factory=list)
     error: str | None = None  # why the file was left untouched, if it was
+    # for --verify: the names the migrated file reaches, and those already reported
+    references: list[Reference] = dataclasses.field(default_factory=list)
+    reported_names: frozenset[str] = frozenset()
 
     @property
     def changed(self) -> bool:
@@ -175,9 +179,12 @@ def read_candidate(path: Path) -> tuple[FileResult | None, bytes]:
     return None, data
 
 
-def migrate_file(path: Path, enabled: frozenset[str], data: bytes) -> FileResult:
+def migrate_file(
+    path: Path, enabled: frozenset[str], data: bytes, *, verify: bool = False
+) -> FileResult:
     """Migrates one file's contents (``data``, as read by :func:`read_candidate`);
-    never writes, never raises: a failure is a diagnostic on the file."""
+    never writes, never raises: a failure is a diagnostic on the file. With
+    ``verify``, also lists the names the migrated file reaches (``migrator.verify``)."""
     result = FileResult(path, original=data)
     try:
         source = decode(data)
@@ -189,6 +196,9 @@ def migrate_file(path: Path, enabled: frozenset[str], data: bytes) -> FileResult
         else:
             migration = migrate_code(source.text, path=str(path), enabled=enabled)
             new_text, diagnostics = migration.migrated, list(migration.diagnostics)
+            result.reported_names = migration.reported_names
+            if verify:
+                result.references = references(new_text)
     except UnparsableSource as error:
         message = f"file could not be parsed ({error.message}); left untouched"
         return result.fail("MIG001", message, error.line, error.column)

@@ -8,6 +8,7 @@ import re
 from migrator import chunked
 from migrator.deep_stack import call_with_deep_stack
 from migrator.diagnostics import CODES, RULES, Diagnostic
+from migrator.dialect import tensorflow_dialect
 from migrator.parsing import parse_with_libcst, parse_with_python
 from migrator.positions import Locator, physical_lines
 from migrator.transform import Part, migrate_module
@@ -32,6 +33,7 @@ class Migration:
     original: str
     migrated: str
     diagnostics: tuple[Diagnostic, ...]
+    reported_names: frozenset[str] = frozenset()  # what the diagnostics are about
 
     @property
     def changed(self) -> bool:
@@ -63,17 +65,25 @@ def _migrate(
 ) -> Migration:
     tree = parse_with_python(code)
     lines = physical_lines(code)
+    part = Part(imports_before=imports_before, dialect=tensorflow_dialect(code, tree))
     if imports_before is None and chunked.worth_splitting(lines, tree, KNOWN_MODULES):
-        migrated, diagnostics = chunked.migrate_in_parts(
-            code, tree, path=path, enabled=enabled, words=TRIGGER_WORDS
+        migrated, diagnostics, reported = chunked.migrate_in_parts(
+            code, tree, path=path, enabled=enabled, words=TRIGGER_WORDS, part=part
         )
-        return Migration(path, code, migrated, tuple(diagnostics))
+        return Migration(path, code, migrated, _in_order(diagnostics), frozenset(reported))
     module = parse_with_libcst(code)
     new, transformer = migrate_module(
-        module,
-        locator=Locator(code, tree),
-        path=path,
-        enabled=enabled,
-        part=Part(imports_before=imports_before),
+        module, locator=Locator(code, tree), path=path, enabled=enabled, part=part
     )
-    return Migration(path, code, new.code, tuple(transformer.diagnostics))
+    return Migration(
+        path,
+        code,
+        new.code,
+        _in_order(transformer.diagnostics),
+        frozenset(transformer.reported_names),
+    )
+
+
+def _in_order(diagnostics) -> tuple[Diagnostic, ...]:
+    """By position in the file (a pass reports the module's imports last)."""
+    return tuple(sorted(diagnostics, key=lambda d: (d.line, d.column)))

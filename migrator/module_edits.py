@@ -15,7 +15,8 @@ from collections import Counter
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-# (module, name, alias): ``from module import name as alias``
+# (module, name, alias): ``from module import name as alias``; ``import name`` when
+# the module is ""
 ImportKey = tuple[str, str, "str | None"]
 # (order key of the top-level statement that needed it, rank within that pass)
 Order = tuple[int, int]
@@ -148,6 +149,8 @@ def dotted(path: str) -> cst.BaseExpression:
 
 def _import_statement(module: str, name: str, alias: str | None) -> cst.SimpleStatementLine:
     asname = cst.AsName(name=cst.Name(alias)) if alias else None
+    if not module:
+        return cst.SimpleStatementLine([cst.Import(names=[cst.ImportAlias(dotted(name), asname)])])
     return cst.SimpleStatementLine(
         [cst.ImportFrom(module=dotted(module), names=[cst.ImportAlias(cst.Name(name), asname)])]
     )
@@ -182,10 +185,15 @@ def _imports_runtime(body) -> bool:
 
 
 def _import_key(statement) -> tuple | None:
-    """``(module, name, alias)`` of a one-name ``from`` import statement."""
+    """``(module, name, alias)`` of a one-name import statement (module "" for
+    ``import name``)."""
     if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
         return None
     node = statement.body[0]
+    if isinstance(node, cst.Import) and len(node.names) == 1:
+        alias = node.names[0]
+        asname = get_full_name_for_node(alias.asname.name) if alias.asname else None
+        return "", get_full_name_for_node(alias.name), asname
     if not isinstance(node, cst.ImportFrom) or isinstance(node.names, cst.ImportStar):
         return None
     if node.module is None or len(node.names) != 1:

@@ -2,8 +2,9 @@
 
 libcst's PositionProvider re-generates the whole module to compute positions
 (about a quarter of the migrator's time per file). Diagnostics only ever point at
-dotted names (``tf.estimator.X``) and import statements, so the k-th such node
-libcst visits is the k-th in source order, which ``ast`` locates directly.
+outermost attributes (``tf.estimator.X``, ``x.shape[0].value``) and import
+statements, so the k-th such node libcst visits is the k-th in source order, which
+``ast`` locates directly.
 """
 
 from __future__ import annotations
@@ -37,6 +38,16 @@ def dotted_name(node) -> str | None:
             return None
 
 
+def attribute_key(node) -> tuple:
+    """How :class:`Locator` counts an outermost attribute (libcst or ast node): by
+    its dotted name (``tf.estimator.X``), or by its last name when it hangs off a
+    call or subscript (``x.shape[0].value``)."""
+    name = dotted_name(node)
+    if name:
+        return ("name", name)
+    return ("attribute", node.attr if isinstance(node.attr, str) else node.attr.value)
+
+
 class Locator:
     """Finds ``(line, column)`` of the n-th occurrence of a dotted name or import."""
 
@@ -64,8 +75,7 @@ class Locator:
         for node in ast.walk(tree):
             key = None
             if isinstance(node, ast.Attribute) and id(node) not in inner:
-                name = dotted_name(node)
-                key = ("name", name) if name else None
+                key = attribute_key(node)
             elif isinstance(node, ast.ImportFrom):
                 key = ("from", "." * node.level + (node.module or ""))
             elif isinstance(node, ast.Import):

@@ -27,7 +27,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import GlobalScope, QualifiedNameSource, Scope
 
-from migrator import symbols
+from migrator import dialect, symbols
 from migrator.diagnostics import Diagnostic
 from migrator.module_edits import (
     ModuleEdits,
@@ -36,7 +36,7 @@ from migrator.module_edits import (
     dotted,
     removable_import_binding,
 )
-from migrator.positions import Locator, dotted_name
+from migrator.positions import Locator, attribute_key, dotted_name
 from migrator.scopes import module_scopes
 
 
@@ -46,12 +46,14 @@ class Part:
     ``migrator.chunked`` splits a large file): the order key of each module-level
     statement, and whether this pass applies the module-level edits (with those of
     the earlier passes). Added imports go before the first statement whose comment
-    is ``imports_before``, if one is given (a notebook's first Python cell)."""
+    is ``imports_before``, if one is given (a notebook's first Python cell). The
+    ``dialect`` is ``migrator.dialect``'s reading of the whole file."""
 
     statement_keys: Sequence[int] | None = None
     finishes: bool = True
     earlier_edits: ModuleEdits = dataclasses.field(default_factory=ModuleEdits)
     imports_before: str | None = None
+    dialect: str = dialect.UNKNOWN  # the TensorFlow the whole file was written for
 
 
 class MigrateTransformer(cst.CSTTransformer):
@@ -78,6 +80,8 @@ class MigrateTransformer(cst.CSTTransformer):
         self.path = path
         self.enabled = enabled
         self.diagnostics: list[Diagnostic] = []
+        self.reported_names: set[str] = set()  # qualified names the diagnostics are about
+        self._reported_nodes: set[int] = set()
         self.edits = ModuleEdits()
         # runtime module -> the name this file binds it to (from a rewritten import)
         self._bound: dict[str, str] = {}
@@ -114,6 +118,14 @@ class MigrateTransformer(cst.CSTTransformer):
         self._top_level = {
             id(statement): key for statement, key in zip(node.body, keys, strict=True)
         }
+        # imports of top-level statements: leave_Module reports those left from gone
+        # packages once it knows which are removed; nested ones are reported at once
+        self._top_level_imports = {
+            id(small)
+            for statement in node.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+        }
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if id(node) not in self._inner_attributes:
@@ -140,6 +152,8 @@ class MigrateTransformer(cst.CSTTransformer):
         if qualified is None:
             if original.attr.value == "export_savedmodel" and "MIG203" in self.enabled:
                 return updated.with_changes(attr=cst.Name("export_saved_model"))
+            if original.attr.value == "value" and isinstance(original.value, cst.Subscript):
+                return self._dimension_value(original, updated)
             return updated
         if symbols.in_runtime(qualified):
             self._check_runtime_name(original, qualified)
@@ -157,14 +171,21 @@ class MigrateTransformer(cst.CSTTransformer):
                 "MIG101",
                 f"{qualified} is not in the bundled runtime",
                 "use the TensorFlow 2 API instead, or remove it",
+                names=(qualified,),
             )
 
     def _estimator_reference(self, original, updated, qualified: str, canonical: str):
+        in_tf2 = symbols.contrib_tpu_in_tf2(qualified)
+        if not symbols.available(canonical) and in_tf2 is not None:
+            if "MIG202" not in self.enabled:
+                return updated
+            return self._tensorflow_reference(original, updated, qualified, in_tf2)
         if not symbols.available(canonical):
             self._report(
                 original,
                 "MIG101",
                 f"{_short(qualified)} has no equivalent in the bundled runtime yet; left unchanged",
+                names=(qualified, "runtime." + canonical),
             )
             return updated
         if "MIG201" not in self.enabled:
@@ -178,16 +199,13 @@ class MigrateTransformer(cst.CSTTransformer):
         qualified = self._qualified(original)
         replacement = symbols.RUNTIME_REPLACEMENTS.get(qualified)
         if replacement is not None:
+            self._count_rewritten_root(original)
             namespace, _, member = replacement.rpartition(".")
             return _keeping_parentheses(
                 updated, dotted(f"{self._runtime_name(namespace)}.{member}")
             )
         if qualified is not None and symbols.namespace(qualified) is not None:
-            root = _root(original)
-            root_qualified = self._qualified(root)
-            if root_qualified and root_qualified.split(".")[0] == "tensorflow_estimator":
-                # e.g. `import tensorflow_estimator as tfe`: removed once all uses are gone
-                self.edits.rewritten_roots[root.value] += 1
+            self._count_rewritten_root(original)
             return _keeping_parentheses(
                 updated, cst.Name(self._runtime_name(symbols.namespace(qualified)))
             )
@@ -196,6 +214,15 @@ class MigrateTransformer(cst.CSTTransformer):
                 value=self._replace_namespace(original.value, updated.value)
             )
         return updated
+
+    def _count_rewritten_root(self, original: cst.BaseExpression) -> None:
+        """A rewritten chain that starts at a name a legacy package's import bound
+        (``import tensorflow_estimator as tfe``, ``from tensorflow.contrib import
+        learn``): the import is removed once none of its uses is left."""
+        root = _root(original)
+        root_qualified = self._qualified(root) if isinstance(root, cst.Name) else None
+        if root_qualified is not None and symbols.gone(root_qualified) is not None:
+            self.edits.rewritten_roots[root.value] += 1
 
     def _runtime_name(self, namespace: str) -> str:
         """The name that refers to ``runtime.<namespace>`` here, importing it once."""
@@ -208,8 +235,52 @@ class MigrateTransformer(cst.CSTTransformer):
             self._bound[namespace] = alias
         return self._bound[namespace]
 
+    def _dimension_value(self, original: cst.Attribute, updated: cst.Attribute):
+        """``x.shape[i].value``: TF 1's ``Dimension.value``. TF 2's shapes hold ints
+        (or None), which have no ``.value``; ``tf.compat.v1.dimension_value`` gives
+        the same number for both. Rewritten where the subscripted value is a shape
+        (``.shape``, ``.get_shape()``, ``.dims``, a name ending in ``shape``);
+        reported in TF 1 code where it might be one."""
+        if not _is_shape(original.value.value):
+            if self._part.dialect == dialect.TF1:
+                self._report(
+                    original,
+                    "MIG107",
+                    "`.value` of a subscript: TF 1's Dimension.value if this is a "
+                    "TensorShape, which TF 2's shapes no longer have; left unchanged",
+                    "if it is a shape, use tf.compat.v1.dimension_value(...)",
+                )
+            return updated
+        if "MIG202" not in self.enabled:
+            return updated
+        function = self._from_global_tensorflow("tensorflow.compat.v1.dimension_value")
+        if function is None:
+            self._report(
+                original,
+                "MIG104",
+                "Dimension.value does not exist in TensorFlow 2, and this file has no "
+                "`import tensorflow` to reach tf.compat.v1.dimension_value through; "
+                "left unchanged",
+                "add `import tensorflow as tf` and run migrate again",
+            )
+            return updated
+        call = cst.Call(func=function, args=[cst.Arg(updated.value)])
+        return _keeping_parentheses(updated, call)
+
     def _tf1_reference(self, original, updated, qualified: str):
         if not qualified.startswith("tensorflow."):
+            return updated
+        if qualified.startswith("tensorflow.python."):
+            root = _root(original)
+            if self._qualified(root) == "tensorflow":  # else its import was reported
+                self._report(
+                    original,
+                    "MIG108",
+                    f"{_short(qualified)} is TensorFlow's private API, which changes between "
+                    "releases",
+                    "prefer the public API; `migrate --verify` checks it exists in your TensorFlow",
+                    names=(qualified,),
+                )
             return updated
         first_use = self.edits.first_v1_layers_use is None
         if qualified.startswith(symbols.V1_LAYERS) and "MIG202" in self.enabled and first_use:
@@ -217,18 +288,36 @@ class MigrateTransformer(cst.CSTTransformer):
         if not self._contrib_summary_call_converts(original, qualified):
             return updated
         replacement = symbols.tf1_replacement(qualified)
-        if qualified in symbols.V1_SUMMARY_OPS and not self._called_with_step(original):
-            replacement = "tensorflow.compat.v1" + qualified[len("tensorflow") :]
+        namesake = symbols.namesake(qualified)
+        if namesake is not None and not self._means_tf1(original, qualified, namesake):
+            replacement = None
         if replacement is not None:
             if "MIG202" not in self.enabled:
                 return updated
             return self._tensorflow_reference(original, updated, qualified, replacement)
-        if qualified.startswith("tensorflow.contrib."):
+        if qualified in symbols.CONTRIB_CALL_RENAMES:
+            return self._contrib_call_rename(original, updated, qualified)
+        slim = symbols.slim_replacement(qualified)
+        if slim is not None:
+            if "MIG202" not in self.enabled:
+                return updated
+            return self._slim_reference(original, updated, slim)
+        removed = symbols.removed_in_tf2(qualified)
+        if removed is not None:
+            self._report(
+                original,
+                "MIG104",
+                f"{removed}; left unchanged",
+                "rewrite it by hand",
+                names=(qualified,),
+            )
+        elif qualified.startswith("tensorflow.contrib."):
             self._report(
                 original,
                 "MIG102",
                 f"{_short(qualified)} has no TensorFlow 2 equivalent; left unchanged",
                 "rewrite it by hand",
+                names=(qualified,),
             )
         return updated
 
@@ -256,6 +345,41 @@ class MigrateTransformer(cst.CSTTransformer):
             return updated
         self.edits.rewritten_roots[root.value] += 1
         return _keeping_parentheses(updated, expression)
+
+    def _contrib_call_rename(self, original, updated, qualified: str):
+        """A tf.contrib class TF 2 kept with fewer arguments: renamed where the call
+        passes only arguments TF 2's takes, reported otherwise."""
+        target, positional, keywords = symbols.CONTRIB_CALL_RENAMES[qualified]
+        call = self._calls_by_callee.get(id(original))
+        fits = call is not None and not any(arg.star for arg in call.args)
+        if fits:
+            passed = [arg.keyword.value for arg in call.args if arg.keyword is not None]
+            fits = sum(arg.keyword is None for arg in call.args) <= len(positional) and all(
+                keyword in keywords for keyword in passed
+            )
+        if not fits:
+            self._report(
+                original,
+                "MIG102",
+                f"{_short(qualified)} is {_short(target)} in TensorFlow 2, which takes only "
+                f"{', '.join(sorted(keywords))}; left unchanged",
+                f"call {_short(target)} with those arguments",
+                names=(qualified,),
+            )
+            return updated
+        if "MIG202" not in self.enabled:
+            return updated
+        return self._tensorflow_reference(original, updated, qualified, target)
+
+    def _slim_reference(self, original, updated, target: str):
+        """A tf.contrib name whose code the tf_slim package keeps: ``tf_slim.<name>``,
+        with ``import tf_slim`` added."""
+        root = _root(original)
+        if not isinstance(root, cst.Name):
+            return updated  # a chain on a call's result; the call's own chain is rewritten
+        self._count_rewritten_root(original)
+        self._need_import(("", "tf_slim", None))
+        return _keeping_parentheses(updated, dotted(target))
 
     def _from_global_tensorflow(self, replacement: str) -> cst.BaseExpression | None:
         """``replacement`` through a global name bound to ``tensorflow``, or to
@@ -287,6 +411,13 @@ class MigrateTransformer(cst.CSTTransformer):
     def leave_ImportFrom(
         self, original: cst.ImportFrom, updated: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
+        self._report_private_import(original)
+        new = self._rewrite_import_from(original, updated)
+        if id(original) not in self._top_level_imports:
+            self._report_gone_import(original, new)
+        return new
+
+    def _rewrite_import_from(self, original: cst.ImportFrom, updated: cst.ImportFrom):
         module = get_full_name_for_node(original.module) if original.module else None
         if module is None or original.relative:
             return updated
@@ -345,12 +476,14 @@ class MigrateTransformer(cst.CSTTransformer):
         if namespace is None:
             return updated
         if namespace not in symbols.WILDCARD_NAMESPACES:
-            self._report(
-                original,
-                "MIG103",
-                f"wildcard import from {module}: its names cannot be resolved; left unchanged",
-                "import the names you use explicitly",
-            )
+            if symbols.gone(module) is None:  # else reported as an import that fails
+                self._report(
+                    original,
+                    "MIG103",
+                    f"wildcard import from {module}: its names cannot be resolved; left unchanged",
+                    "import the names you use explicitly",
+                    names=(module,),
+                )
             return updated
         self._report_missing_wildcard_names(original, namespace)
         if "MIG201" not in self.enabled:
@@ -393,12 +526,14 @@ class MigrateTransformer(cst.CSTTransformer):
                 node,
                 "MIG101",
                 f"{_short(qualified)} has no equivalent in the bundled runtime yet; left unchanged",
+                names=(qualified, "runtime." + canonical),
             )
             return None
         target_module, _, name = ("runtime." + canonical).rpartition(".")
         return target_module, name
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        self._report_private_import(original)
         for alias in original.names:
             name = get_full_name_for_node(alias.name)
             canonical = symbols.canonical(name)
@@ -407,7 +542,10 @@ class MigrateTransformer(cst.CSTTransformer):
                     original,
                     "MIG101",
                     f"import {name}: refer to it as runtime.{canonical} instead; left unchanged",
+                    names=(name,),
                 )
+        if id(original) not in self._top_level_imports:
+            self._report_gone_import(original, updated)
         return updated
 
     # ----------------------------------------------------------- the module
@@ -425,7 +563,48 @@ class MigrateTransformer(cst.CSTTransformer):
         body, self.body_keys, orphans = edits.apply(
             list(updated.body), keys, imports_before=self._part.imports_before
         )
+        survivors = {id(statement) for statement in body}
+        for before, after in zip(original.body, updated.body, strict=True):
+            if id(after) in survivors and isinstance(after, cst.SimpleStatementLine):
+                for old, new in zip(before.body, after.body, strict=True):
+                    self._report_gone_import(old, new)
         return updated.with_changes(body=body, footer=[*orphans, *updated.footer])
+
+    def _report_private_import(self, node) -> None:
+        """TensorFlow's private API, imported: it changes between releases."""
+        private = [
+            m
+            for m in _imported_modules(node)
+            if (m == "tensorflow.python" or m.startswith("tensorflow.python."))
+            and symbols.canonical(m) is None  # the Estimator's private paths are converted
+        ]
+        if private:
+            self._report(
+                node,
+                "MIG108",
+                f"{private[0]} is TensorFlow's private API, which changes between releases",
+                "prefer the public API; `migrate --verify` checks it exists in your TensorFlow",
+                names=tuple(private),
+            )
+
+    def _report_gone_import(self, original, updated) -> None:
+        """An import statement left from a package TF 2 stacks do not have: the file
+        cannot be imported (reported once per statement, unless already reported)."""
+        if id(original) in self._reported_nodes:
+            return
+        for module in _imported_modules(updated):
+            verdict = symbols.gone(module)
+            if verdict is not None:
+                code, why = verdict
+                self._report(
+                    original,
+                    code,
+                    f"import of {_short(module)}: {why}, so this file cannot be imported; "
+                    "left unchanged",
+                    "remove the import once its uses are converted",
+                    names=(module,),
+                )
+                return
 
     # ---------------------------------------------------------------- helpers
     def _qualified(self, node: cst.CSTNode) -> str | None:
@@ -460,13 +639,15 @@ class MigrateTransformer(cst.CSTTransformer):
             )
         return converts
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        """Adds the condition contrib's record switches implied, and renames
-        keywords of contrib summary calls (the callee itself is renamed by the
-        attribute rules)."""
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """Adds the condition contrib's record switches implied, renames keywords of
+        contrib summary calls (the callee itself is renamed by the attribute rules),
+        and turns TF 1's dataset iterator methods into functions."""
         if "MIG202" not in self.enabled or not isinstance(original.func, cst.Attribute):
             return updated
         qualified = self._qualified(original.func)
+        if qualified is None and original.func.attr.value in _ITERATOR_METHODS:
+            return self._iterator_function(original, updated)
         if qualified in symbols.CONTRIB_RECORD_SWITCHES and not original.args:
             value = symbols.CONTRIB_RECORD_SWITCHES[qualified]
             return updated.with_changes(args=[cst.Arg(cst.Name(value))])
@@ -484,12 +665,57 @@ class MigrateTransformer(cst.CSTTransformer):
             )
         return updated
 
-    def _called_with_step(self, node: cst.Attribute) -> bool:
-        """``tf.summary.scalar(..., step=...)`` is already TF 2 code."""
+    def _means_tf1(self, node: cst.Attribute, qualified: str, namesake: dict) -> bool:
+        """Whether a use of a function TF 2 kept under its name but changed means
+        TF 1's (it then goes to tf.compat.v1): a call that binds only TF 1's
+        parameters always does, one that binds only TF 2's never does; otherwise
+        the file's dialect decides, unless the call means the same in both."""
         call = self._calls_by_callee.get(id(node))
-        if call is None:
-            return True  # not called here: leave it
-        return any(arg.keyword is not None and arg.keyword.value == "step" for arg in call.args)
+        arguments = None
+        if call is not None and not any(arg.star for arg in call.args):
+            keywords = [arg.keyword.value for arg in call.args if arg.keyword is not None]
+            arguments = (sum(arg.keyword is None for arg in call.args), keywords)
+            in_v1 = symbols.binds(namesake["v1"], *arguments)
+            in_v2 = symbols.binds(namesake["v2"], *arguments)
+            if in_v1 != in_v2:
+                return in_v1
+            if symbols.same_meaning(namesake, *arguments):
+                return False
+        if self._part.dialect == dialect.TF1:
+            return True
+        if self._part.dialect == dialect.UNKNOWN:
+            self._report(
+                node,
+                "MIG106",
+                f"{_short(qualified)} means something else in TensorFlow 2 than in TensorFlow "
+                "1, and nothing in this file says which it was written for; left as "
+                "TensorFlow 2's",
+                f"if this is TF 1 code, use tf.compat.v1{qualified[len('tensorflow') :]}",
+            )
+        return False
+
+    def _iterator_function(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``dataset.make_one_shot_iterator()`` -> ``tf.compat.v1.data.
+        make_one_shot_iterator(dataset)`` (TF 2's datasets lost the methods; the
+        functions take TF 1's and TF 2's datasets alike)."""
+        method = original.func.attr.value
+        function = self._from_global_tensorflow(f"tensorflow.compat.v1.data.{method}")
+        if function is None:
+            self._report(
+                original.func,
+                "MIG104",
+                f"Dataset.{method}() does not exist in TensorFlow 2, and this file has no "
+                f"`import tensorflow` to reach tf.compat.v1.data.{method} through; left unchanged",
+                "add `import tensorflow as tf` and run migrate again",
+            )
+            return updated
+        dataset = cst.Arg(
+            updated.func.value,
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            if updated.args
+            else cst.MaybeSentinel.DEFAULT,
+        )
+        return updated.with_changes(func=function, args=[dataset, *updated.args])
 
     def _count(self, node) -> None:
         """Numbers dotted names and imports in source order, for :meth:`_report`."""
@@ -498,11 +724,32 @@ class MigrateTransformer(cst.CSTTransformer):
             self._seen[key] = self._seen.get(key, 0) + 1
             self._occurrence[id(node)] = (key, self._seen[key] - 1)
 
-    def _report(self, node, code: str, message: str, suggestion: str = "") -> None:
+    def _report(
+        self, node, code: str, message: str, suggestion: str = "", *, names: tuple = ()
+    ) -> None:
+        """A diagnostic at ``node``; ``names`` are the qualified names it is about
+        (``migrate --verify`` does not report them again)."""
+        self.reported_names.update(names)
+        self._reported_nodes.add(id(node))
         if code not in self.enabled:
             return
         line, column = self._locator.locate(*self._occurrence[id(node)])
         self.diagnostics.append(Diagnostic(self.path, line, column, code, message, suggestion))
+
+
+# TF 1 Dataset methods that TF 2 has as tf.compat.v1.data functions.
+_ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
+
+
+def _is_shape(node: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.get_shape()``, ``<shape>.dims``, or a name ending in ``shape``."""
+    if isinstance(node, cst.Call):
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_shape"
+    if isinstance(node, cst.Attribute):
+        if node.attr.value == "dims":
+            return _is_shape(node.value)
+        return node.attr.value == "shape" or node.attr.value.endswith("_shape")
+    return isinstance(node, cst.Name) and (node.value == "shape" or node.value.endswith("_shape"))
 
 
 def _fits(args, allowed_keywords: dict) -> bool:
@@ -544,8 +791,7 @@ def _last_without_comma(names: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
 
 def _position_key(node) -> tuple | None:
     if isinstance(node, cst.Attribute):
-        name = dotted_name(node)
-        return ("name", name) if name else None
+        return attribute_key(node)
     if isinstance(node, cst.ImportFrom):
         module = get_full_name_for_node(node.module) if node.module else ""
         return ("from", "." * len(node.relative) + module)
@@ -568,3 +814,12 @@ def migrate_module(
         locator, module_scopes(module), path=path, enabled=enabled, part=part
     )
     return module.visit(transformer), transformer
+
+
+def _imported_modules(node: cst.CSTNode) -> list[str]:
+    """The absolute modules an import statement names (none for a relative import)."""
+    if isinstance(node, cst.ImportFrom) and node.module and not node.relative:
+        return [get_full_name_for_node(node.module)]
+    if isinstance(node, cst.Import):
+        return [get_full_name_for_node(alias.name) for alias in node.names]
+    return []

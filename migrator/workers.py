@@ -26,20 +26,25 @@ Candidate = tuple[Path, bytes]
 
 
 def migrate_all(
-    candidates: Sequence[Candidate], enabled: frozenset[str], *, jobs: int, progress: Progress
+    candidates: Sequence[Candidate],
+    enabled: frozenset[str],
+    *,
+    jobs: int,
+    progress: Progress,
+    verify: bool = False,
 ) -> list[FileResult]:
-    """One result per candidate, in order."""
+    """One result per candidate, in order (with ``verify``: and the names it reaches)."""
     if jobs == 1 or len(candidates) < PARALLEL_THRESHOLD:
         results = []
         for path, data in candidates:
-            results.append(migrate_file(path, enabled, data))
+            results.append(migrate_file(path, enabled, data, verify=verify))
             progress.advance()
         return results
     results: list[FileResult | None] = [None] * len(candidates)
     lost: list[int] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         batches = {
-            pool.submit(_migrate_batch, [candidates[i] for i in batch], enabled): batch
+            pool.submit(_migrate_batch, [candidates[i] for i in batch], enabled, verify): batch
             for batch in _batches(len(candidates), jobs)
         }
         for future in as_completed(batches):
@@ -53,7 +58,7 @@ def migrate_all(
                 result.original = candidates[index][1]  # not sent back from the worker
                 results[index] = result
             progress.advance(len(batch))
-    for index, result in _each_alone(sorted(lost), candidates, enabled, jobs):
+    for index, result in _each_alone(sorted(lost), candidates, enabled, verify, jobs):
         results[index] = result
         progress.advance()
     return results
@@ -64,15 +69,15 @@ def _batches(count: int, jobs: int) -> list[range]:
     return [range(start, min(start + size, count)) for start in range(0, count, size)]
 
 
-def _migrate_batch(batch: list[Candidate], enabled: frozenset[str]) -> list[FileResult]:
+def _migrate_batch(batch: list[Candidate], enabled: frozenset[str], verify: bool):
     """migrate_file for each, returning only what the parent does not already have."""
-    results = [migrate_file(path, enabled, data) for path, data in batch]
+    results = [migrate_file(path, enabled, data, verify=verify) for path, data in batch]
     for result in results:
         result.original = b""
     return results
 
 
-def _each_alone(indexes: list[int], candidates, enabled, jobs: int):
+def _each_alone(indexes: list[int], candidates, enabled, verify: bool, jobs: int):
     """``(index, result)`` for each file, each migrated in a fresh process, ``jobs``
     at a time."""
     pending = list(indexes)
@@ -82,7 +87,9 @@ def _each_alone(indexes: list[int], candidates, enabled, jobs: int):
             index = pending.pop(0)
             receiver, sender = multiprocessing.Pipe(duplex=False)
             path, data = candidates[index]
-            process = multiprocessing.Process(target=_child, args=(sender, path, enabled, data))
+            process = multiprocessing.Process(
+                target=_child, args=(sender, path, enabled, data, verify)
+            )
             process.start()
             sender.close()
             running[receiver] = (index, process)
@@ -91,8 +98,8 @@ def _each_alone(indexes: list[int], candidates, enabled, jobs: int):
             yield index, _outcome(receiver, process, *candidates[index])
 
 
-def _child(sender: Connection, path: Path, enabled: frozenset[str], data: bytes) -> None:
-    result = migrate_file(path, enabled, data)
+def _child(sender: Connection, path: Path, enabled, data: bytes, verify: bool) -> None:
+    result = migrate_file(path, enabled, data, verify=verify)
     result.original = b""
     sender.send(result)
     sender.close()

@@ -145,6 +145,8 @@ class TracedModel:
                 spec = self._call_model_fn(features, labels, mode)
             if mode == ModeKeys.TRAIN:
                 tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
+            if spec.loss is not None:
+                kept_like_a_fetch(spec.loss)
             if first_replica:
                 callback, self.on_next_trace = self.on_next_trace, None
                 if callback is not None:
@@ -155,6 +157,21 @@ class TracedModel:
         if mode != ModeKeys.TRAIN:
             return contextlib.nullcontext()
         return reads_before_update(self._store.global_step)
+
+
+def kept_like_a_fetch(tensor: tf.Tensor) -> None:
+    """Keeps ``tensor``'s op out of Grappler's rewrites, as a Session fetch was.
+
+    Estimator fetched the loss every step, and Grappler leaves fetched nodes as they
+    are. In a traced step the loss is an inner node (reduced across replicas, looped,
+    returned), so Grappler's arithmetic rewrites may merge it with its inputs:
+    ``xent + add_n(regularization losses)`` then sums in another order, a last-bit
+    difference in the reported loss. Grappler keeps a function's control outputs like
+    fetches.
+    """
+    graph = tensor.graph
+    if hasattr(graph, "control_outputs"):  # a FuncGraph (a traced step, a loop body)
+        graph.control_outputs.append(tensor.op)
 
 
 def with_loss_metric(eval_metric_ops: dict, loss) -> dict:

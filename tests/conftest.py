@@ -1,4 +1,23 @@
+import os
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# As `import runtime` does, before anything imports TensorFlow in this process: the
+# tests look TF 1 names up as the migrated code reaches them, with tf-keras.
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_directory(tmp_path_factory):
+    """`migrate --verify` caches name lookups in the user's cache directory: the tests
+    use a fresh one of their own."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous

@@ -6,6 +6,7 @@ Both sides always really run; nothing is recorded ahead of time.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import os
@@ -16,10 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+from migrator.dialect import TF1, tensorflow_dialect
+
 REPO = Path(__file__).resolve().parents[1]
 MAIN_PYTHON = Path(sys.executable)
 LEGACY_PYTHON = Path(os.environ.get("LEGACY_PYTHON", REPO / ".venv-legacy" / "bin" / "python"))
 FIXTURES = REPO / "fixtures" / "equivalence"
+RUN_LEGACY = REPO / "tests" / "standins" / "run_legacy.py"
 
 
 @dataclasses.dataclass
@@ -56,9 +60,8 @@ def program_env(*, legacy: bool) -> dict:
 
 def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600) -> Trace:
     """Runs a fixture program with the right interpreter and returns its trace."""
-    python = LEGACY_PYTHON if legacy else MAIN_PYTHON
     result = subprocess.run(
-        [str(python), str(program), "--out", str(out), *args],
+        [*program_command(program, legacy=legacy), "--out", str(out), *args],
         cwd=REPO,
         env=program_env(legacy=legacy),
         capture_output=True,
@@ -71,6 +74,17 @@ def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600)
             f"{side} program {program} failed ({result.returncode}):\n{result.stderr[-6000:]}"
         )
     return Trace.load(out)
+
+
+def program_command(program: Path, *, legacy: bool) -> list[str]:
+    """How to run a program: a legacy one written for TF 1.x (``migrator.dialect``)
+    gets TF 1's API on TF 2.15 (``tests/standins/tf1_api.py``)."""
+    if not legacy:
+        return [str(MAIN_PYTHON), str(program)]
+    code = program.read_text()
+    if tensorflow_dialect(code, ast.parse(code)) == TF1:
+        return [str(LEGACY_PYTHON), str(RUN_LEGACY), "--tf1-api", str(program)]
+    return [str(LEGACY_PYTHON), str(program)]
 
 
 def run_sides(case: str, tmp: Path, runs: dict[str, tuple[bool, tuple]]) -> dict[str, Trace]:

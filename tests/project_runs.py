@@ -5,6 +5,7 @@ comparison of everything the two runs left on disk."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import shutil
@@ -15,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
-from harness import LEGACY_PYTHON, MAIN_PYTHON, REPO, program_env
+from harness import LEGACY_PYTHON, MAIN_PYTHON, REPO, RUN_LEGACY, program_env
 from saved_model_compare import call_every_signature, signature_layout
 
 from fixtures.equivalence.recording import scalar_summaries
+from migrator.dialect import TF1, tensorflow_dialect
 
 PROJECTS = REPO / "fixtures" / "projects"
-RUN_LEGACY = REPO / "tests" / "standins" / "run_legacy.py"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,8 +60,11 @@ SIDES = {
 
 
 def run_project(project: Project, source: Path, out: Path, *, side: str) -> None:
-    """Runs the project's commands in ``source`` (a copy of it) as ``side`` runs them."""
+    """Runs the project's commands in ``source`` (a copy of it) as ``side`` runs them;
+    a legacy project written for TF 1.x gets TF 1's API (tests/standins/tf1_api.py)."""
     python, prefix, legacy_tensorflow = SIDES[side]
+    if side == "legacy" and written_for_tf1(source):
+        prefix = (*prefix, "--tf1-api")
     out.mkdir(parents=True, exist_ok=True)
     env = dict(program_env(legacy=legacy_tensorflow), PYTHONHASHSEED="0")
     for command in project.commands:
@@ -73,6 +77,14 @@ def run_project(project: Project, source: Path, out: Path, *, side: str) -> None
                 f"{side} {project.name}: {' '.join(command)} failed ({result.returncode}):\n"
                 f"{result.stderr[-6000:]}"
             )
+
+
+def written_for_tf1(source: Path) -> bool:
+    for path in source.rglob("*.py"):
+        code = path.read_text()
+        if tensorflow_dialect(code, ast.parse(code)) == TF1:
+            return True
+    return False
 
 
 def run_sides(project: Project, runs: dict[str, Path], tmp: Path) -> dict[str, Path]:

@@ -86,11 +86,11 @@ def test_an_internal_error_is_a_diagnostic_on_its_file_and_the_others_migrate(
 
 
 def _die_on(name, original_migrate_file):
-    def migrate_file(path, enabled, data):
+    def migrate_file(path, enabled, data, **options):
         if path.name == name:
             faulthandler.disable()  # pytest's would print the worker's stack
             os.kill(os.getpid(), signal.SIGSEGV)
-        return original_migrate_file(path, enabled, data)
+        return original_migrate_file(path, enabled, data, **options)
 
     return migrate_file
 

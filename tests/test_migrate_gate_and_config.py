@@ -31,8 +31,9 @@ def test_check_fails_when_only_error_level_diagnostics_remain(tree):
 
 
 def test_select_reports_the_same_diagnostics_as_a_full_run(tree):
-    full = run("--check", tree)
-    selected = run("--check", "--select", "MIG1", tree)
+    # (--verify would also report the TF 1 names a run without rewrites leaves)
+    full = run("--check", "--no-verify", tree)
+    selected = run("--check", "--no-verify", "--select", "MIG1", tree)
     codes = {line for line in full.output.splitlines() if " MIG1" in line}
     assert len(codes) == 2
     assert {line for line in selected.output.splitlines() if " MIG" in line} == codes

@@ -120,8 +120,8 @@ def test_a_file_edited_during_the_run_is_not_overwritten(tree, monkeypatch):
     model = tree / "pkg" / "model.py"
     migrate_file = migrator.workers.migrate_file
 
-    def edit_meanwhile(path, enabled, data):
-        result = migrate_file(path, enabled, data)
+    def edit_meanwhile(path, enabled, data, **options):
+        result = migrate_file(path, enabled, data, **options)
         if path == model:
             model.write_text(LEGACY + "# edited by the user while migrate ran\n")
         return result

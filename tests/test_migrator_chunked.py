@@ -12,8 +12,10 @@ from program_strategies import programs
 
 from migrator import chunked
 from migrator.deep_stack import call_with_deep_stack
+from migrator.dialect import tensorflow_dialect
 from migrator.migrate import ALL_CODES, KNOWN_MODULES, TRIGGER, TRIGGER_WORDS, migrate_code
 from migrator.segments import has_wildcard_import
+from migrator.transform import Part
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(
@@ -25,20 +27,22 @@ SOURCES = sorted(
 
 
 def in_parts(code: str, part_lines: int):
+    tree = ast.parse(code)
     return call_with_deep_stack(
         chunked.migrate_in_parts,
         code,
-        ast.parse(code),
+        tree,
         path="module.py",
         enabled=ALL_CODES,
         words=TRIGGER_WORDS,
+        part=Part(dialect=tensorflow_dialect(code, tree)),
         part_lines=part_lines,
     )
 
 
 def assert_same_as_whole(code: str, part_lines: int) -> None:
     whole = migrate_code(code, path="module.py")
-    text, diagnostics = in_parts(code, part_lines)
+    text, diagnostics, _ = in_parts(code, part_lines)
     assert text == whole.migrated
     assert tuple(diagnostics) == whole.diagnostics
 

@@ -10,6 +10,8 @@ import random
 import re
 import tempfile
 
+import tensorflow as tf
+
 from runtime import xla_check
 from runtime.mode_keys import ModeKeys
 
@@ -22,6 +24,8 @@ INPUT_FNS = {
 
 def verdicts(fixture: str) -> dict:
     module = importlib.import_module(f"fixtures.equivalence.{fixture}.migrated")
+    # A program's own flags (tf.flags) at their defaults, as tf.app.run() with none.
+    tf.compat.v1.flags.FLAGS.mark_as_parsed()
     estimator = module.make_estimator(tempfile.mkdtemp() + "/model")
     result = {}
     for mode, input_fn_name in INPUT_FNS.items():

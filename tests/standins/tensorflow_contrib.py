@@ -4,6 +4,7 @@ modules (contrib was removed in TF 2.0)."""
 import sys
 import types
 
+import contrib_layers
 import tensorflow as tf
 
 _SUMMARY_NAMES = ("create_file_writer", "scalar", "histogram", "flush")
@@ -38,9 +39,20 @@ def install() -> None:
             "all_summary_ops": tf.compat.v1.summary.all_v2_summary_ops,
         },
     )
+    layers = _module("tensorflow.contrib.layers", _public(contrib_layers))
+    estimator = _module(
+        "tensorflow.contrib.estimator",
+        {"clip_gradients_by_norm": contrib_layers.clip_gradients_by_norm},
+    )
     contrib = _module(
         "tensorflow.contrib",
-        {"tpu": tpu, "cluster_resolver": cluster_resolver, "summary": summary},
+        {
+            "tpu": tpu,
+            "cluster_resolver": cluster_resolver,
+            "summary": summary,
+            "layers": layers,
+            "estimator": estimator,
+        },
     )
     tf.contrib = contrib
     tf.compat.v1.contrib = contrib

@@ -1,15 +1,26 @@
-"""The runtime's mirror of ``tf.compat.v1.estimator.tpu``."""
+"""The runtime's mirror of ``tf.compat.v1.estimator.tpu`` (and of the Estimator
+names of TF 1.15's ``tf.contrib.tpu``)."""
+
+import tensorflow as tf
 
 from runtime.estimator.tpu.cross_shard_optimizer import CrossShardOptimizer
 from runtime.estimator.tpu.tpu_config import InputPipelineConfig, RunConfig, TPUConfig
 from runtime.estimator.tpu.tpu_estimator import TPUEstimator
 from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
 
+# tf.contrib.tpu's asynchronous saver wrote the same checkpoints as the plain one;
+# the runtime saves between its step loops, so the plain hook serves both.
+AsyncCheckpointSaverHook = tf.compat.v1.train.CheckpointSaverHook
+# tf.contrib.tpu.bfloat16_scope is TF 2's tf.compat.v1.tpu.bfloat16_scope.
+bfloat16_scope = tf.compat.v1.tpu.bfloat16_scope
+
 __all__ = [
+    "AsyncCheckpointSaverHook",
     "CrossShardOptimizer",
     "InputPipelineConfig",
     "RunConfig",
     "TPUConfig",
     "TPUEstimator",
     "TPUEstimatorSpec",
+    "bfloat16_scope",
 ]

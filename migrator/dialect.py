@@ -1,0 +1,74 @@
+"""Which TensorFlow a file was written for, as far as its own names tell.
+
+Some TF 1 functions kept their name in TF 2 but changed what a call means:
+``tf.nn.dropout(x, 0.9)`` keeps 90% of the units in TF 1 and drops 90% in TF 2;
+``tf.nn.embedding_lookup`` partitions by ``mod`` in TF 1 and by ``div`` in TF 2.
+Estimator code was written for both (TF 1.x, and TF 2.0-2.15 with ``tf.estimator``),
+so the migrator cannot assume either:
+
+* ``tf1``: the file uses a name only TF 1 had under ``tensorflow.`` (``tf.Session``,
+  ``tf.layers``, ``tf.flags``, ``tf.contrib``...): it ran on TF 1.x.
+* ``tf2``: it does not, and it reaches TF 1 behaviour through ``tf.compat.v1`` /
+  ``tensorflow.compat``: it ran on TF 2.x.
+* ``unknown``: neither.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from migrator import symbols
+
+TF1, TF2, UNKNOWN = "tf1", "tf2", "unknown"
+
+_STATEMENT_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def tensorflow_dialect(code: str, tree: ast.Module) -> str:
+    uses_compat = False
+    for name, qualified in _tensorflow_bindings(tree).items():
+        if symbols.tf1_only(qualified):
+            return TF1
+        uses_compat |= qualified.startswith("tensorflow.compat")
+        for match in re.finditer(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)+)", code):
+            reference = qualified + match.group(1)
+            if symbols.tf1_only(reference):
+                return TF1
+            uses_compat |= reference.startswith("tensorflow.compat.")
+    return TF2 if uses_compat else UNKNOWN
+
+
+def _tensorflow_bindings(tree: ast.Module) -> dict[str, str]:
+    """Names the file's imports (at any level) bind to ``tensorflow`` or below."""
+    bindings = {}
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bindings[alias.asname] = alias.name
+                else:
+                    bindings[alias.name.split(".")[0]] = alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                if alias.name != "*":
+                    bindings[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return {
+        name: qualified
+        for name, qualified in bindings.items()
+        if qualified == "tensorflow" or qualified.startswith("tensorflow.")
+    }
+
+
+def _statements(body: list[ast.stmt]):
+    """Every statement, nested ones included, without walking expressions."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _STATEMENT_BODIES:
+            for child in getattr(node, field, ()):
+                if isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                    stack.extend(child.body)
+                else:
+                    stack.append(child)

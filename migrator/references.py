@@ -1,0 +1,83 @@
+"""The names a (migrated) module reaches in TensorFlow, the runtime and the other
+packages ``migrate --verify`` checks: every outermost dotted reference whose import
+resolves there, and every import statement from there, with its position."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import QualifiedNameSource
+
+from migrator.parsing import parse_with_libcst
+from migrator.positions import Locator, attribute_key, dotted_name
+from migrator.scopes import module_scopes
+
+CHECKED_ROOTS = frozenset(
+    {"tensorflow", "runtime", "tf_keras", "npu_bridge", "tensorflow_estimator"}
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Reference:
+    name: str  # fully qualified, e.g. tensorflow.compat.v1.flags.FLAGS
+    line: int
+    column: int
+
+
+def references(code: str) -> list[Reference]:
+    """Raises ``migrator.parsing.UnparsableSource`` if ``code`` does not parse."""
+    module = parse_with_libcst(code)
+    collector = _Collector(module_scopes(module))
+    module.visit(collector)
+    locator = Locator(code)
+    return [Reference(name, *locator.locate(*where)) for name, where in collector.found]
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, scopes) -> None:
+        super().__init__()
+        self._scopes = scopes
+        self._inner: set[int] = set()
+        self._seen: dict[tuple, int] = {}
+        self.found: list[tuple[str, tuple]] = []
+
+    def _occurrence(self, key: tuple) -> tuple:
+        self._seen[key] = self._seen.get(key, 0) + 1
+        return key, self._seen[key] - 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Attribute):
+            self._inner.add(id(node.value))
+        if id(node) in self._inner:
+            return
+        where = self._occurrence(attribute_key(node))
+        scope = self._scopes.get(node)
+        if scope is None or dotted_name(node) is None:
+            return
+        names = {
+            q.name
+            for q in scope.get_qualified_names_for(node)
+            if q.source == QualifiedNameSource.IMPORT
+        }
+        if len(names) == 1:
+            name = names.pop()
+            if name.split(".")[0] in CHECKED_ROOTS:
+                self.found.append((name, where))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = get_full_name_for_node(node.module) if node.module else ""
+        where = self._occurrence(("from", "." * len(node.relative) + module))
+        if node.relative or module.split(".")[0] not in CHECKED_ROOTS:
+            return
+        if isinstance(node.names, cst.ImportStar):
+            self.found.append((module, where))
+            return
+        for alias in node.names:
+            self.found.append((f"{module}.{get_full_name_for_node(alias.name)}", where))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        names = [get_full_name_for_node(alias.name) for alias in node.names]
+        where = self._occurrence(("import", ",".join(names)))
+        self.found += [(name, where) for name in names if name.split(".")[0] in CHECKED_ROOTS]
