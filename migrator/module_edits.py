@@ -89,7 +89,8 @@ class ModuleEdits:
         imports = self.imports()
         # (order key, whether the import may follow that statement) of each user
         users = [(need.order[0], need.after_its_statement) for need in self.needed_imports]
-        if self.first_v1_layers_use is not None and not imports and not _imports_runtime(body):
+        adds_runtime = any(_is_runtime(module or name) for module, name, _ in imports)
+        if self.first_v1_layers_use is not None and not adds_runtime and not _imports_runtime(body):
             new.append(_SELECT_LEGACY_KERAS)
             users = [(self.first_v1_layers_use, False)]
         for key in imports:
@@ -179,9 +180,13 @@ def _imports_runtime(body) -> bool:
                 names = [get_full_name_for_node(alias.name) for alias in node.names]
             else:
                 continue
-            if any(name == "runtime" or name.startswith("runtime.") for name in names):
+            if any(_is_runtime(name) for name in names):
                 return True
     return False
+
+
+def _is_runtime(module: str) -> bool:
+    return module == "runtime" or module.startswith("runtime.")
 
 
 def _import_key(statement) -> tuple | None:

@@ -27,6 +27,12 @@ NAMESPACES = {
     "npu_bridge.estimator.npu.npu_estimator": "npu",
     "npu_bridge.estimator.npu.npu_config": "npu",
     "npu_bridge.npu_init": "npu",
+    "npu_bridge.estimator.npu.npu_optimizer": "npu",
+    "npu_bridge.estimator.npu.npu_loss_scale_optimizer": "npu",
+    "npu_bridge.estimator.npu.npu_loss_scale_manager": "npu",
+    "npu_bridge.estimator.npu_ops": "npu.npu_ops",
+    "npu_bridge.hccl.hccl_ops": "npu.hccl_ops",
+    "tensorflow.contrib.mixed_precision": "contrib.mixed_precision",
 }
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
@@ -48,6 +54,8 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.CheckpointSaverListener",
         "estimator.Estimator",
         "estimator.EstimatorSpec",
+        "estimator.EstimatorV2",
+        "estimator._load_global_step_from_checkpoint_dir",
         "estimator.EvalSpec",
         "estimator.Exporter",
         "estimator.FeedFnHook",
@@ -97,6 +105,18 @@ RUNTIME_SYMBOLS = frozenset(
         "npu.NPUEstimator",
         "npu.NPUEstimatorSpec",
         "npu.NPURunConfig",
+        "npu.DumpConfig",
+        "npu.ProfilingConfig",
+        "npu.NPUDistributedOptimizer",
+        "npu.NPULossScaleOptimizer",
+        "npu.FixedLossScaleManager",
+        "npu.ExponentialUpdateLossScaleManager",
+        "npu.npu_ops",
+        "npu.npu_ops.dropout",
+        "npu.npu_ops.initialize_system",
+        "npu.npu_ops.shutdown_system",
+        "npu.hccl_ops",
+        "npu.hccl_ops.allreduce",
         "estimator.tpu.AsyncCheckpointSaverHook",
         "estimator.tpu.bfloat16_scope",
         "contrib.learn",
@@ -108,6 +128,11 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.training.HParams",
         "contrib.estimator",
         "contrib.estimator.clip_gradients_by_norm",
+        "contrib.mixed_precision",
+        "contrib.mixed_precision.LossScaleManager",
+        "contrib.mixed_precision.FixedLossScaleManager",
+        "contrib.mixed_precision.ExponentialUpdateLossScaleManager",
+        "contrib.mixed_precision.LossScaleOptimizer",
     }
 )
 
@@ -119,10 +144,13 @@ RUNTIME_MODULES = frozenset(
         "estimator.inputs",
         "estimator.tpu",
         "npu",
+        "npu.npu_ops",
+        "npu.hccl_ops",
         "contrib.learn",
         "contrib.data",
         "contrib.training",
         "contrib.estimator",
+        "contrib.mixed_precision",
     }
 )
 
@@ -151,10 +179,13 @@ RUNTIME_ALIASES = {
     "estimator.inputs": "tf_estimator_inputs",
     "estimator.tpu": "tf_estimator_tpu",
     "npu": "npu_runtime",
+    "npu.npu_ops": "npu_ops",
+    "npu.hccl_ops": "hccl_ops",
     "contrib.learn": "contrib_learn",
     "contrib.data": "contrib_data",
     "contrib.training": "contrib_training",
     "contrib.estimator": "contrib_estimator",
+    "contrib.mixed_precision": "contrib_mixed_precision",
 }
 
 # tf.contrib.summary calls: TF 2's functions take (name, data, step=...) where
@@ -275,9 +306,25 @@ def _tf2_has() -> frozenset[str]:
     return frozenset(_tf1_tables()["tf2_has"])
 
 
-# tf.contrib classes TF 2 kept with fewer arguments: their TF 2 name, for calls that
-# pass only (positional, keyword) arguments TF 2's class takes with the same meaning.
+# tf.contrib classes TF 2 kept with fewer arguments (or functions whose parameters
+# it renamed): their TF 2 name, for calls that pass only (positional, keyword)
+# arguments TF 2's takes with the same meaning.
 CONTRIB_CALL_RENAMES = {
+    "tensorflow.contrib.framework.load_checkpoint": (
+        "tensorflow.train.load_checkpoint",
+        ("filepattern",),
+        frozenset(),
+    ),
+    "tensorflow.contrib.framework.list_variables": (
+        "tensorflow.train.list_variables",
+        ("checkpoint_dir",),
+        frozenset(),
+    ),
+    "tensorflow.contrib.framework.load_variable": (
+        "tensorflow.train.load_variable",
+        ("checkpoint_dir", "name"),
+        frozenset({"name"}),
+    ),
     "tensorflow.contrib.distribute.MirroredStrategy": (
         "tensorflow.distribute.MirroredStrategy",
         ("devices",),
@@ -294,6 +341,32 @@ CONTRIB_CALL_RENAMES = {
         frozenset({"tpu_cluster_resolver"}),
     ),
 }
+
+_REPLICATE_INSTEAD = (
+    "remove replicate_model_fn and TowerOptimizer and pass "
+    "RunConfig(train_distribute=tf.distribute.MirroredStrategy(devices)): the runtime "
+    "calls model_fn in every replica and averages the gradients across them"
+)
+# What to write instead of a name with no faithful target (by qualified legacy name
+# or runtime canonical name): the suggestion of its diagnostic.
+INSTEAD = {
+    "tensorflow.contrib.estimator.replicate_model_fn": _REPLICATE_INSTEAD,
+    "tensorflow.contrib.estimator.TowerOptimizer": _REPLICATE_INSTEAD,
+    "npu.hccl_ops.broadcast": (
+        "under tf.distribute a variable created in the strategy's scope starts equal on "
+        "every replica: drop the broadcast"
+    ),
+    "estimator.tpu.BatchConfig": (
+        "BatchConfig batched TPU serving requests (model_fn_inference_on_tpu); export "
+        "with export_saved_model and batch in TensorFlow Serving (--enable_batching)"
+    ),
+    "estimator.tpu.experimental.EmbeddingConfigSpec": (
+        "the runtime has no TPU embedding engine: drop embedding_config_spec so the "
+        "embedding columns are ordinary variables, or move the model to "
+        "tf.tpu.experimental.embedding.TPUEmbedding under TPUStrategy"
+    ),
+}
+
 
 # tf.contrib modules whose code lives on in the tf_slim package (unchanged: TF 1.15's
 # code), and where: ``tf.contrib.layers.layer_norm`` -> ``tf_slim.layer_norm``.

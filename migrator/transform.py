@@ -181,16 +181,20 @@ class MigrateTransformer(cst.CSTTransformer):
                 return updated
             return self._tensorflow_reference(original, updated, qualified, in_tf2)
         if not symbols.available(canonical):
-            self._report(
-                original,
-                "MIG101",
-                f"{_short(qualified)} has no equivalent in the bundled runtime yet; left unchanged",
-                names=(qualified, "runtime." + canonical),
-            )
+            self._report_not_in_runtime(original, qualified, canonical)
             return updated
         if "MIG201" not in self.enabled:
             return updated
         return self._replace_namespace(original, updated)
+
+    def _report_not_in_runtime(self, node, qualified: str, canonical: str) -> None:
+        self._report(
+            node,
+            "MIG101",
+            f"{_short(qualified)} has no equivalent in the bundled runtime yet; left unchanged",
+            symbols.INSTEAD.get(canonical, ""),
+            names=(qualified, "runtime." + canonical),
+        )
 
     def _replace_namespace(self, original, updated):
         """Swaps the ``tf.estimator`` part of a chain for the runtime alias."""
@@ -316,7 +320,7 @@ class MigrateTransformer(cst.CSTTransformer):
                 original,
                 "MIG102",
                 f"{_short(qualified)} has no TensorFlow 2 equivalent; left unchanged",
-                "rewrite it by hand",
+                symbols.INSTEAD.get(qualified, "rewrite it by hand"),
                 names=(qualified,),
             )
         return updated
@@ -358,11 +362,14 @@ class MigrateTransformer(cst.CSTTransformer):
                 keyword in keywords for keyword in passed
             )
         if not fits:
+            accepted = f"{', '.join(positional)} by position"
+            if keywords:
+                accepted += f" and {', '.join(sorted(keywords))} by keyword"
             self._report(
                 original,
                 "MIG102",
                 f"{_short(qualified)} is {_short(target)} in TensorFlow 2, which takes only "
-                f"{', '.join(sorted(keywords))}; left unchanged",
+                f"{accepted}; left unchanged",
                 f"call {_short(target)} with those arguments",
                 names=(qualified,),
             )
@@ -522,12 +529,7 @@ class MigrateTransformer(cst.CSTTransformer):
         if canonical is None:
             return None
         if not symbols.available(canonical):
-            self._report(
-                node,
-                "MIG101",
-                f"{_short(qualified)} has no equivalent in the bundled runtime yet; left unchanged",
-                names=(qualified, "runtime." + canonical),
-            )
+            self._report_not_in_runtime(node, qualified, canonical)
             return None
         target_module, _, name = ("runtime." + canonical).rpartition(".")
         return target_module, name

@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from runtime import seeds, unfetched_updates
+from runtime import seeds, step_reads, unfetched_updates
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import split_features_labels
 
@@ -33,6 +33,9 @@ class VariableRecord:
     # A partition of a partitioned variable: (full name, full shape, offset, shape),
     # the slice it holds of the variable the checkpoint stores under the full name.
     partition: tuple | None = None
+    # False for a variable whose shape changes as it is assigned (e.g.
+    # streaming_concat's array: validate_shape=False)
+    validate_shape: bool = True
 
     @property
     def checkpoint_key(self) -> str:
@@ -61,6 +64,8 @@ class Blueprint:
     # {op name: those of them whose writes the op depends on}
     unfetched_writes: frozenset = frozenset()
     writes_feeding: dict = dataclasses.field(default_factory=dict)
+    # Variables read after an op that may write them (step_reads.py)
+    read_after_written: frozenset = frozenset()
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -144,6 +149,7 @@ def discover(
                 model_ops, _fetched_each_step(graph, spec, mode, loss_mean)
             )
             writes_feeding = unfetched_updates.writes_feeding(model_ops, unfetched)
+            read_after_written = step_reads.read_after_written(model_ops)
         records = _initial_values(graph, creations.created)
     unfetched_updates.log_skipped(unfetched, mode)
     loss_dtype = spec.loss.dtype if spec.loss is not None else None
@@ -157,6 +163,7 @@ def discover(
         scaffold_init_fn=spec.scaffold.init_fn is not None,
         unfetched_writes=unfetched,
         writes_feeding=writes_feeding,
+        read_after_written=read_after_written,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(
@@ -218,6 +225,7 @@ def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
                 synchronization=kwargs.get("synchronization") or tf.VariableSynchronization.AUTO,
                 aggregation=kwargs.get("aggregation") or tf.VariableAggregation.NONE,
                 partition=_partition_of(variable),
+                validate_shape=kwargs.get("validate_shape", True),
             )
         )
     return records

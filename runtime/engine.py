@@ -16,6 +16,7 @@ from runtime import (
     checkpoints,
     discovery,
     eval_summaries,
+    iterator_input,
     saved_model_export,
     seeds,
     session_config,
@@ -510,8 +511,12 @@ class Estimator:
                 warm_start.apply(self._warm_start, self._store)
 
         def open_dataset(context=None) -> tf.data.Dataset:
-            with seeds.replaying(list(blueprint.input_seeds), what="input_fn"):
-                return _as_dataset(self._call_input_fn(input_fn, mode, context))
+            with (
+                seeds.replaying(list(blueprint.input_seeds), what="input_fn"),
+                iterator_input.iterators_recorded() as iterators,
+            ):
+                result = self._call_input_fn(input_fn, mode, context)
+            return _as_dataset(result, iterators)
 
         return blueprint, InputPipeline.open(open_dataset, replication)
 
@@ -554,9 +559,13 @@ def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
     return min(candidates) if candidates else None
 
 
-def _as_dataset(result) -> tf.data.Dataset:
+def _as_dataset(result, iterators) -> tf.data.Dataset:
     if isinstance(result, tf.data.Dataset):
         return result
+    # An iterator's get_next(): a new element every step, as in the legacy graph.
+    dataset = iterator_input.dataset_of(result, iterators)
+    if dataset is not None:
+        return dataset
     # (features, labels) tensors: the legacy graph evaluated them on every step.
     return tf.data.Dataset.from_tensors(result).repeat()
 

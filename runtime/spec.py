@@ -84,7 +84,12 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
 
 
 def _in_default_graph(value) -> bool:
-    return tf.executing_eagerly() or value.graph is tf.compat.v1.get_default_graph()
+    """Whether ``value`` belongs to the graph model_fn builds. The runtime's
+    variables live outside it and are captured when used, so a variable (e.g. the
+    one ``variable.assign`` returns as a metric's update) always does."""
+    if tf.executing_eagerly() or isinstance(value, tf.Variable):
+        return True
+    return value.graph is tf.compat.v1.get_default_graph()
 
 
 def _check_is_tensor(x, name: str):

@@ -23,7 +23,7 @@ from runtime.model_fn_call import ModelFnCaller, split_features_labels
 from runtime.replication import Replication, on_host, replica_index
 from runtime.spec import LOSS_METRIC_KEY, EstimatorSpec
 from runtime.step_reads import reads_before_update
-from runtime.variable_store import VariableStore
+from runtime.variable_store import GLOBAL_STEP_NAME, VariableStore
 
 
 class TracedModel:
@@ -156,7 +156,10 @@ class TracedModel:
     def _tf1_step_reads(self, mode):
         if mode != ModeKeys.TRAIN:
             return contextlib.nullcontext()
-        return reads_before_update(self._store.global_step)
+        others = sorted(self.blueprint.read_after_written - {GLOBAL_STEP_NAME})
+        return reads_before_update(
+            [self._store.global_step, *(self._store[name] for name in others)]
+        )
 
 
 def kept_like_a_fetch(tensor: tf.Tensor) -> None:
@@ -287,7 +290,7 @@ class TrainPrograms:
         losses = tf.TensorArray(self._loss_dtype, size=num_steps, element_shape=[])
         infinite = self._infinite_input
 
-        def cond(i, last_loss, exhausted, losses):
+        def cond(i, last_loss, exhausted, losses, first_end):
             return tf.logical_and(
                 tf.logical_and(i < num_steps, tf.logical_not(exhausted)),
                 tf.math.is_finite(last_loss),
@@ -297,24 +300,46 @@ class TrainPrograms:
             record = tf.logical_and(record_first, tf.equal(i, 0))
             return self._train_step(element, record)
 
-        def body(i, last_loss, exhausted, losses):
+        def end_of_first(i, loss, first_end):
+            """The global step after iteration 0 (it stays put when that step was
+            skipped, e.g. by a loss-scale optimizer)."""
+            with tf.control_dependencies([loss]):
+                return tf.cond(
+                    tf.equal(i, 0), self.traced.global_step.read_value, lambda: first_end
+                )
+
+        def body(i, last_loss, exhausted, losses, first_end):
             if infinite:  # no end-of-input check needed on the hot path
                 loss = step(i, iterator.get_next())
-                return i + 1, loss, exhausted, losses.write(i, loss)
+                first_end = end_of_first(i, loss, first_end)
+                return i + 1, loss, exhausted, losses.write(i, loss), first_end
             element = iterator.get_next_as_optional()
             has_value = element.has_value()
             loss = tf.cond(has_value, lambda: step(i, element.get_value()), lambda: last_loss)
             losses = tf.cond(has_value, lambda: losses.write(i, loss), lambda: losses)
-            return i + tf.cast(has_value, tf.int32), loss, tf.logical_not(has_value), losses
+            first_end = end_of_first(i, loss, first_end)
+            return (
+                i + tf.cast(has_value, tf.int32),
+                loss,
+                tf.logical_not(has_value),
+                losses,
+                first_end,
+            )
 
         first_step = self.traced.global_step.read_value()
-        start = (tf.constant(0), tf.zeros([], self._loss_dtype), tf.constant(False), losses)
-        steps, _, exhausted, losses = tf.while_loop(cond, body, start)
+        start = (
+            tf.constant(0),
+            tf.zeros([], self._loss_dtype),
+            tf.constant(False),
+            losses,
+            first_step,
+        )
+        steps, _, exhausted, losses, first_end = tf.while_loop(cond, body, start)
         losses = losses.stack()[:steps]
         ran = steps > 0
         first_loss = tf.cond(ran, lambda: losses[0], lambda: tf.zeros([], self._loss_dtype))
         self._write_loss_summary(first_step, first_loss, tf.logical_and(record_first, ran))
-        return {"steps": steps, "losses": losses, "exhausted": exhausted}
+        return {"steps": steps, "losses": losses, "exhausted": exhausted, "first_end": first_end}
 
     def _step(self, iterator, record, fetch_names=()):
         """One step that also outputs the tensors hooks asked for by name."""

@@ -125,7 +125,9 @@ class TrainController:
         result = self._programs.loop(self._iterator, tf.constant(count), tf.constant(record))
         losses = result["losses"].numpy()
         if record and len(losses):
-            self._summaries.mark(step + 1)
+            # As SummarySaverHook: the next summary is due counting from the
+            # global step the recorded run ended at.
+            self._summaries.mark(int(result["first_end"].numpy()))
         self._after_steps(losses)
         return bool(result["exhausted"].numpy()) or self._reached_last_step()
 
@@ -144,7 +146,7 @@ class TrainController:
         except tf.errors.OutOfRangeError:
             return True
         if record:
-            self._summaries.mark(step + 1)
+            self._summaries.mark(self._global_step())
         loss = result["loss"].numpy()
         self._after_steps(np.asarray([loss]))
         stop = self._hooks.after_run(result["fetched"])

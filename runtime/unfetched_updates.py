@@ -131,6 +131,11 @@ def _outermost(tensor):
 def _written_variables(op: tf.Operation) -> set[str]:
     if not op.type.startswith(_WRITE_PREFIXES):
         return set()
+    return variables_taken(op)
+
+
+def variables_taken(op: tf.Operation) -> set[str]:
+    """Names of the variables whose handle (or ref) ``op`` takes as an input."""
     names = set()
     for tensor in op.inputs:
         if tensor.dtype == tf.resource or tensor.dtype._is_ref_dtype:
@@ -142,10 +147,12 @@ def _written_variables(op: tf.Operation) -> set[str]:
 
 
 def _ancestors(fetches) -> set[tf.Operation]:
+    # A fetched variable is the one ``variable.assign(...)`` returns (e.g. a
+    # metric's update op): its ``op`` is the assignment.
     pending = [
-        item.op if isinstance(item, tf.Tensor) else item
+        item if isinstance(item, tf.Operation) else item.op
         for item in tf.nest.flatten(fetches)
-        if isinstance(item, (tf.Tensor, tf.Operation))
+        if isinstance(item, (tf.Tensor, tf.Operation, tf.Variable))
     ]
     seen: set[tf.Operation] = set()
     while pending:

@@ -55,6 +55,7 @@ class VariableStore:
                     trainable=record.trainable,
                     synchronization=record.synchronization,
                     aggregation=record.aggregation,
+                    shape=None if record.validate_shape else tf.TensorShape(None),
                 )
                 self._records[record.name] = record
         self._materializing = False
@@ -157,6 +158,8 @@ class VariableStore:
         graph = tf.compat.v1.get_default_graph()
         for collection in record.collections:
             _add_once(graph, collection, variable)
+        if not tf.executing_eagerly():
+            _take_name_as_legacy_graph_did(graph, kwargs.get("name"))
         return variable
 
     def register_global_step(self) -> None:
@@ -173,3 +176,13 @@ def _add_once(graph: tf.Graph, collection: str, variable) -> None:
     # Identity, not ==: comparing variables with == builds a tensor.
     if not any(member is variable for member in graph.get_collection(collection)):
         graph.add_to_collection(collection, variable)
+
+
+def _take_name_as_legacy_graph_did(graph: tf.Graph, name: str | None) -> None:
+    """Marks the name the variable's ops had in the legacy graph as used, so that
+    ops named after it come out as they did there: a ``tf.summary.scalar("loss_scale")``
+    next to a variable ``loss_scale`` was tagged ``loss_scale_1``. (``get_variable``
+    passes its full name and creates it outside any name scope.)"""
+    scope = graph.get_name_scope()
+    own = name or "Variable"
+    graph.unique_name(f"{scope}/{own}" if scope else own, mark_as_used=True)

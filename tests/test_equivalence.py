@@ -31,6 +31,10 @@ KERNEL_DRIFT = {
     "init_from_checkpoint_finetune": "the Erf kernel under tf.nn.gelu rounds differently in TF 2.21",
 }
 
+# Fixtures whose loss-scale optimizer skips steps: their summaries' step labels
+# differ on the skipped runs only (harness.assert_skipped_step_labels).
+SKIPPED_STEPS = {"npu_loss_scaled_adam"}
+
 
 @pytest.mark.equivalence
 @pytest.mark.parametrize("case", CASES)
@@ -58,7 +62,7 @@ def test_migrated_program_reproduces_legacy(case, tmp_path):
         for key, expected in reference.arrays.items():
             np.testing.assert_array_equal(final[key], expected, f"runtime vs. reference: {key}")
     if case not in KERNEL_DRIFT:
-        assert_bit_identical(legacy, migrated)
+        assert_bit_identical(legacy, migrated, skipped_steps=case in SKIPPED_STEPS)
         if legacy.data["exports"]:
             assert_exports_equal(legacy, migrated)
         return

@@ -39,6 +39,35 @@ PROJECTS = [
         kernel_drift=("Tanh", "Pow"),
     ),
     Project(
+        name="tpu_text_transformer",
+        commands=(
+            ("create_data.py", "--output_dir", "{out}/data"),
+            (
+                "run_classifier.py",
+                "--data_dir={out}/data",
+                "--output_dir={out}/output",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=("output/eval_results.txt", "output/test_results.tsv"),
+        model_dirs=("output",),
+    ),
+    Project(
+        name="sentiment_hparams",
+        commands=(
+            ("make_data.py", "--data_dir", "{out}/data"),
+            (
+                "trainer.py",
+                "--data_dir={out}/data",
+                "--model_dir={out}/model",
+                "--save_summary_steps=1",
+                "--hparams=hidden_units=[32,16],learning_rate=0.005",
+            ),
+        ),
+        results=("model/metrics.json", "model/predictions.txt"),
+        model_dirs=("model",),
+    ),
+    Project(
         name="tpu_resnet",
         commands=(
             (

@@ -2,6 +2,7 @@
 
 import tensorflow as tf
 
+from runtime import checkpoints
 from runtime.engine import Estimator
 from runtime.estimator import export, inputs
 from runtime.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
@@ -28,6 +29,16 @@ StopAtStepHook = tf.compat.v1.train.StopAtStepHook
 SummarySaverHook = tf.compat.v1.train.SummarySaverHook
 # WarmStartSettings' vocabulary remapping spec (tf.estimator.VocabInfo).
 VocabInfo = tf.compat.v1.train.VocabInfo
+# TF 1's name for the TF 2 Estimator class (tf.compat.v1.estimator.EstimatorV2).
+EstimatorV2 = Estimator
+
+
+def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
+    """The global step of the latest checkpoint in ``checkpoint_dir``, 0 without one:
+    the Estimator's private helper, which TF 1 training scripts imported."""
+    checkpoint = checkpoints.latest(checkpoint_dir)
+    return 0 if checkpoint is None else checkpoints.global_step_of(checkpoint)
+
 
 __all__ = [
     "BestExporter",
@@ -35,6 +46,7 @@ __all__ = [
     "CheckpointSaverListener",
     "Estimator",
     "EstimatorSpec",
+    "EstimatorV2",
     "EvalSpec",
     "Exporter",
     "FeedFnHook",

@@ -126,9 +126,35 @@ class NPURunConfig(RunConfig):
         self.distribute = distribute
         self.ascend_options = dict(ascend_options)
         given = {"profiling_config": profiling_config, "distribute": distribute}
-        ignored = sorted([*ascend_options, *(name for name, v in given.items() if v is not None)])
-        if ignored:
-            log.warning(
-                "NPURunConfig: Ascend-only options %s have no effect off an Ascend NPU.",
-                ", ".join(ignored),
-            )
+        warn_ascend_only(
+            "NPURunConfig", [*ascend_options, *(name for name, v in given.items() if v is not None)]
+        )
+
+
+class DumpConfig:
+    """npu_bridge's dump settings (which ops' data to dump, where, at which steps):
+    kept as attributes; nothing is dumped off an Ascend NPU."""
+
+    def __init__(self, **options) -> None:
+        self.__dict__.update(options)
+        warn_ascend_only("DumpConfig", [name for name, value in options.items() if value])
+
+
+class ProfilingConfig:
+    """npu_bridge's profiling settings: kept as attributes; the Ascend profiler
+    does not run off an Ascend NPU (``tf.profiler`` does, on any device)."""
+
+    def __init__(self, **options) -> None:
+        self.__dict__.update(options)
+        warn_ascend_only("ProfilingConfig", [name for name, value in options.items() if value])
+
+
+def warn_ascend_only(owner: str, options) -> None:
+    """Names, once per call, the options given that only the Ascend stack reads."""
+    options = sorted(options)
+    if options:
+        log.warning(
+            "%s: Ascend-only options %s have no effect off an Ascend NPU.",
+            owner,
+            ", ".join(options),
+        )

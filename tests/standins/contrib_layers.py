@@ -117,3 +117,63 @@ def clip_gradients_by_norm(optimizer, clip_norm):
             return optimizer.apply_gradients(pairs, global_step, name)
 
     return ClipByNorm()
+
+
+ZEROS = tf.compat.v1.zeros_initializer()
+
+
+def fully_connected(
+    inputs,
+    num_outputs,
+    activation_fn=tf.nn.relu,
+    normalizer_fn=None,
+    normalizer_params=None,
+    weights_initializer=None,
+    weights_regularizer=None,
+    biases_initializer=ZEROS,
+    biases_regularizer=None,
+    reuse=None,
+    variables_collections=None,
+    outputs_collections=None,
+    trainable=True,
+    scope=None,
+):
+    # A v1 Dense layer in the variable scope, its kernel and bias renamed weights
+    # and biases (and added to MODEL_VARIABLES) by a custom getter.
+    weights_initializer = weights_initializer or xavier_initializer()
+    renamed = {"kernel": "weights", "bias": "biases"}
+
+    def model_variable_getter(getter, name, *args, collections=None, **kwargs):
+        parts = name.split("/")
+        parts[-1] = renamed.get(parts[-1], parts[-1])
+        collections = [
+            *(collections or []),
+            tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,
+            tf.compat.v1.GraphKeys.MODEL_VARIABLES,
+        ]
+        return getter("/".join(parts), *args, collections=collections, **kwargs)
+
+    with tf.compat.v1.variable_scope(
+        scope, "fully_connected", [inputs], reuse=reuse, custom_getter=model_variable_getter
+    ) as sc:
+        inputs = tf.convert_to_tensor(inputs)
+        layer = tf.compat.v1.layers.Dense(
+            units=num_outputs,
+            activation=None,
+            use_bias=not normalizer_fn and biases_initializer,
+            kernel_initializer=weights_initializer,
+            bias_initializer=biases_initializer,
+            kernel_regularizer=weights_regularizer,
+            bias_regularizer=biases_regularizer,
+            trainable=trainable,
+            name=sc.name,
+            dtype=inputs.dtype.base_dtype,
+            _scope=sc,
+            _reuse=reuse,
+        )
+        outputs = layer.apply(inputs)
+        if normalizer_fn is not None:
+            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return outputs

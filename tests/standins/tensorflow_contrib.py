@@ -5,9 +5,14 @@ import sys
 import types
 
 import contrib_layers
+import contrib_metrics
+import contrib_mixed_precision
+import contrib_optimize_loss
+import contrib_training
 import tensorflow as tf
 
 _SUMMARY_NAMES = ("create_file_writer", "scalar", "histogram", "flush")
+_DATA_NAMES = ("map_and_batch", "parallel_interleave", "shuffle_and_repeat", "prefetch_to_device")
 
 
 def _module(name: str, members: dict) -> types.ModuleType:
@@ -39,7 +44,31 @@ def install() -> None:
             "all_summary_ops": tf.compat.v1.summary.all_v2_summary_ops,
         },
     )
-    layers = _module("tensorflow.contrib.layers", _public(contrib_layers))
+    layers = _module(
+        "tensorflow.contrib.layers",
+        {**_public(contrib_layers), "optimize_loss": contrib_optimize_loss.optimize_loss},
+    )
+    metrics = _module("tensorflow.contrib.metrics", _public(contrib_metrics))
+    mixed_precision = _module(
+        "tensorflow.contrib.mixed_precision", _public(contrib_mixed_precision)
+    )
+    # TF 1.15's tf.contrib.data re-exported tf.data.experimental's transformations.
+    data = _module(
+        "tensorflow.contrib.data",
+        {
+            **{name: getattr(tf.data.experimental, name) for name in _DATA_NAMES},
+            "batch_and_drop_remainder": contrib_training.batch_and_drop_remainder,
+        },
+    )
+    training = _module("tensorflow.contrib.training", {"HParams": contrib_training.HParams})
+    learn = _module("tensorflow.contrib.learn", {"ModeKeys": contrib_training.ModeKeys})
+    framework = _module(
+        "tensorflow.contrib.framework",
+        {
+            "get_or_create_global_step": contrib_training.get_or_create_global_step,
+            "get_global_step": contrib_training.get_global_step,
+        },
+    )
     estimator = _module(
         "tensorflow.contrib.estimator",
         {"clip_gradients_by_norm": contrib_layers.clip_gradients_by_norm},
@@ -52,6 +81,12 @@ def install() -> None:
             "summary": summary,
             "layers": layers,
             "estimator": estimator,
+            "metrics": metrics,
+            "mixed_precision": mixed_precision,
+            "data": data,
+            "training": training,
+            "learn": learn,
+            "framework": framework,
         },
     )
     tf.contrib = contrib

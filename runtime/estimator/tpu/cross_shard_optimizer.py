@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+from runtime.wrapped_optimizer import WrappedOptimizer, replicas_in_sync
+
 _BASE_APPLY = tf.compat.v1.train.Optimizer.apply_gradients
 _REDUCTIONS = (tf.compat.v1.losses.Reduction.MEAN, tf.compat.v1.losses.Reduction.SUM)
 
 
-class CrossShardOptimizer(tf.compat.v1.train.Optimizer):
+class CrossShardOptimizer(WrappedOptimizer):
     """Wraps a v1 optimizer (``tf.compat.v1.tpu.CrossShardOptimizer``)."""
 
     def __init__(
@@ -42,41 +44,25 @@ class CrossShardOptimizer(tf.compat.v1.train.Optimizer):
                 "CrossShardOptimizer(group_assignment=...) (sub-group all-reduce) is not "
                 "supported by the runtime; gradients are summed over all replicas."
             )
-        super().__init__(use_locking=False, name=name)
-        self._opt = opt
+        super().__init__(opt, name=name)
         self._reduction = reduction
 
     def compute_gradients(self, loss, var_list=None, **kwargs):
-        replicas = _replicas_in_sync()
+        replicas = replicas_in_sync()
         if replicas > 1 and self._reduction == tf.compat.v1.losses.Reduction.SUM:
             loss *= replicas  # undo the mean scaling the wrapped optimizer applies
-        return self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
+        return self._optimizer.compute_gradients(loss, var_list=var_list, **kwargs)
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         grads_and_vars = list(grads_and_vars)
-        if _replicas_in_sync() == 1 or type(self._opt).apply_gradients is _BASE_APPLY:
-            return self._opt.apply_gradients(grads_and_vars, global_step, name)
+        if replicas_in_sync() == 1 or type(self._optimizer).apply_gradients is _BASE_APPLY:
+            return self._optimizer.apply_gradients(grads_and_vars, global_step, name)
 
         def apply_once(strategy, grads_and_vars):
             summed = strategy.extended.batch_reduce_to(tf.distribute.ReduceOp.SUM, grads_and_vars)
             local = [strategy.experimental_local_results(grad)[0] for grad in summed]
             pairs = [(grad, var) for grad, (_, var) in zip(local, grads_and_vars, strict=True)]
-            return self._opt.apply_gradients(pairs, global_step, name)
+            return self._optimizer.apply_gradients(pairs, global_step, name)
 
         context = tf.distribute.get_replica_context()
         return context.merge_call(apply_once, args=(grads_and_vars,))
-
-    def get_slot(self, *args, **kwargs):
-        return self._opt.get_slot(*args, **kwargs)
-
-    def get_slot_names(self, *args, **kwargs):
-        return self._opt.get_slot_names(*args, **kwargs)
-
-    def variables(self):
-        return self._opt.variables()
-
-
-def _replicas_in_sync() -> int:
-    """Replicas of the current replica context (1 outside one)."""
-    context = tf.distribute.get_replica_context()
-    return 1 if context is None else context.num_replicas_in_sync

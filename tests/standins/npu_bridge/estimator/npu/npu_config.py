@@ -30,3 +30,18 @@ class NPURunConfig(tf.estimator.RunConfig):
             save_summary_steps=save_summary_steps,
             **run_config_args,
         )
+
+
+class DumpConfig:
+    """Which ops' data the NPU dumped; nothing is dumped here."""
+
+    def __init__(self, **options):
+        self.options = options
+
+
+class ProfilingConfig:
+    """What the Ascend profiler recorded; it does not run here."""
+
+    def __init__(self, enable_profiling=False, profiling_options=None):
+        self.enable_profiling = enable_profiling
+        self.profiling_options = profiling_options
