@@ -210,7 +210,10 @@ def _graph_input(result) -> tuple:
 
 def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
     variables = [variable for _, variable in created]
-    with tf.compat.v1.Session(graph=graph) as session:
+    # Soft placement, as the Estimator's session had it: model_fn may pin ops to
+    # devices this machine lacks (`with tf.device("/gpu:0")` multi-tower code).
+    soft_placement = tf.compat.v1.ConfigProto(allow_soft_placement=True)
+    with tf.compat.v1.Session(graph=graph, config=soft_placement) as session:
         session.run(tf.compat.v1.variables_initializer(variables))
         values = session.run([variable.value() for variable in variables])
     records = []
