@@ -149,7 +149,10 @@ def discover(
                 model_ops, _fetched_each_step(graph, spec, mode, loss_mean)
             )
             writes_feeding = unfetched_updates.writes_feeding(model_ops, unfetched)
-            read_after_written = step_reads.read_after_written(model_ops)
+            # Only a training step reads variables its own updates wrote.
+            read_after_written = (
+                step_reads.read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
+            )
         records = _initial_values(graph, creations.created)
     unfetched_updates.log_skipped(unfetched, mode)
     loss_dtype = spec.loss.dtype if spec.loss is not None else None

@@ -303,10 +303,9 @@ class TrainPrograms:
         def end_of_first(i, loss, first_end):
             """The global step after iteration 0 (it stays put when that step was
             skipped, e.g. by a loss-scale optimizer)."""
+            # A select, not a cond: this runs in every iteration of the hot loop.
             with tf.control_dependencies([loss]):
-                return tf.cond(
-                    tf.equal(i, 0), self.traced.global_step.read_value, lambda: first_end
-                )
+                return tf.where(tf.equal(i, 0), self.traced.global_step.read_value(), first_end)
 
         def body(i, last_loss, exhausted, losses, first_end):
             if infinite:  # no end-of-input check needed on the hot path
