@@ -1,8 +1,9 @@
 """TF1's read order for variables inside a training step.
 
 In a TF1 Session the ops of one ``session.run`` are ordered only by their data and
-control dependencies. A variable read depends on nothing, so it ran first and saw
-the value before that run's updates, wherever model_fn placed it: TPU code reads
+control dependencies. A variable read depends on nothing, so it was ready at once
+and (unless the executor was starved: it was a race) ran first and saw the value
+before that run's updates, wherever model_fn placed it: TPU code reads
 ``tf.reshape(global_step, [1])`` for its host_call *after*
 ``optimizer.minimize(loss, global_step)``, and its summaries carry the old step;
 ``tf.summary.scalar("loss_scale", manager.get_loss_scale())`` after ``minimize``
