@@ -4,6 +4,7 @@ with a legacy Estimator's model_dir in both directions.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 
@@ -18,13 +19,51 @@ def latest(model_dir: str) -> str | None:
     return tf.train.latest_checkpoint(model_dir) if model_dir else None
 
 
+def to_resume(model_dir: str) -> str | None:
+    """The checkpoint training resumes from (None: none yet).
+
+    A ``checkpoint`` state naming files that are gone raises, as the Estimator's
+    Saver did, instead of training from step 0 over the state.
+    """
+    state = tf.train.get_checkpoint_state(model_dir)
+    path = latest(model_dir)
+    if path is None and state is not None and state.model_checkpoint_path:
+        raise ValueError(
+            f"The passed save_path is not a valid checkpoint: {state.model_checkpoint_path}"
+        )
+    return path
+
+
 def global_step_of(checkpoint_path: str) -> int:
-    return int(tf.train.load_checkpoint(checkpoint_path).get_tensor(GLOBAL_STEP_NAME))
+    with _reading(checkpoint_path):
+        return int(tf.train.load_checkpoint(checkpoint_path).get_tensor(GLOBAL_STEP_NAME))
 
 
 def read_values(checkpoint_path: str, records) -> dict:
     """``{record name: saved value}`` (partitions sliced out of their full variable);
     a clear error names what the checkpoint lacks."""
+    with _reading(checkpoint_path):
+        return _read_values(checkpoint_path, records)
+
+
+@contextlib.contextmanager
+def _reading(checkpoint_path: str):
+    """Errors from a truncated or corrupt checkpoint name its path, with the error
+    class a TF 1 Saver raised (truncated data: OutOfRangeError; a bad index: DataLossError)."""
+    try:
+        yield
+    except IndexError as error:  # the reader's short read of a .data file
+        raise tf.errors.OutOfRangeError(
+            None, None, f"Checkpoint {checkpoint_path} is truncated: {error}"
+        ) from error
+    except tf.errors.OpError as error:
+        error_class = tf.errors.DataLossError if type(error) is tf.errors.OpError else type(error)
+        raise error_class(
+            None, None, f"Checkpoint {checkpoint_path} cannot be read: {error.message}"
+        ) from error
+
+
+def _read_values(checkpoint_path: str, records) -> dict:
     reader = tf.train.load_checkpoint(checkpoint_path)
     saved = reader.get_variable_to_shape_map()
     missing = sorted({r.checkpoint_key for r in records if r.checkpoint_key not in saved})

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import logging
+import math
 import os
 import shutil
 import tempfile
@@ -26,8 +28,15 @@ from runtime import (
 from runtime import predictions as predictions_lib
 from runtime.cadence import Cadence
 from runtime.checkpoints import CheckpointWriter
+from runtime.constant_input import ConstantInput
 from runtime.eager_mode import runs_eagerly, yields_eagerly
-from runtime.hook_plan import HookPlan, begin_all, with_spec_hooks
+from runtime.hook_plan import (
+    HookPlan,
+    begin_all,
+    checked_hooks,
+    checked_listeners,
+    with_spec_hooks,
+)
 from runtime.hooks import HookDriver
 from runtime.host_calls import HostCallOutfeed
 from runtime.input_pipeline import InputPipeline
@@ -54,6 +63,8 @@ class Estimator:
             config = RunConfig()
         elif not isinstance(config, RunConfig):
             raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
+        if not model_fn:
+            raise ValueError("model_fn must be provided to Estimator.")
         model_dir = os.fspath(model_dir) if model_dir is not None else None
         if model_dir is not None and config.model_dir and model_dir != config.model_dir:
             raise ValueError(
@@ -139,13 +150,15 @@ class Estimator:
                 "tf.estimator.train_and_evaluate which calls proper API according "
                 f"to given configuration. Current configuration: {self._config}."
             )
+        hooks = checked_hooks(hooks)
+        saving_listeners = checked_listeners(saving_listeners)
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
-        latest = self.latest_checkpoint()
+        latest = checkpoints.to_resume(self._model_dir)
         start = checkpoints.global_step_of(latest) if latest else 0
         if max_steps is not None and start >= max_steps:
             log.info("Skipping training since max_steps has already saved.")
@@ -153,7 +166,7 @@ class Estimator:
         with self._graph_options(), self._training_output_dir() as output_dir:
             self._train(
                 input_fn,
-                list(hooks or []),
+                hooks,
                 latest,
                 start,
                 steps,
@@ -172,8 +185,7 @@ class Estimator:
         files land in model_dir; the others write to a scratch directory that is
         removed afterwards.
         """
-        strategy = self._replications[ModeKeys.TRAIN].strategy
-        if not strategy_selection.is_multi_worker(strategy):
+        if not self._multi_worker():
             yield self._model_dir
             return
         if not self._config.save_checkpoints_steps:
@@ -192,6 +204,10 @@ class Estimator:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
+    def _multi_worker(self) -> bool:
+        """Whether this task trains in lockstep with others (MultiWorkerMirroredStrategy)."""
+        return strategy_selection.is_multi_worker(self._replications[ModeKeys.TRAIN].strategy)
+
     def _graph_options(self):
         return session_config.estimator_graph_options(self._config.session_config)
 
@@ -201,25 +217,36 @@ class Estimator:
         tf.io.gfile.makedirs(output_dir)
         blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         iterator = pipeline.iterator
-        summary_writer = tf.summary.create_file_writer(output_dir)
         programs = TrainPrograms(
-            self._traced(blueprint),
-            summary_writer=summary_writer,
+            self._traced(blueprint, pipeline),
+            summary_writer=tf.summary.create_file_writer(output_dir),
             infinite_input=pipeline.infinite,
         )
+        summary_writer = programs.summary_writer
         with self._replications[ModeKeys.TRAIN].scope(), self._store.serving():
-            plan = HookPlan(user_hooks=[], listeners=list(saving_listeners or []))
+            plan = HookPlan(user_hooks=[], listeners=saving_listeners)
+            chief = self._config.is_chief
+            chief_hooks_elsewhere = []
 
             def begin(spec):
-                plan.sort([*hooks, *spec.training_hooks, *spec.training_chief_hooks])
+                if not chief:
+                    chief_hooks_elsewhere.extend(spec.training_chief_hooks)
+                plan.sort(
+                    [*hooks, *spec.training_hooks, *(spec.training_chief_hooks if chief else ())]
+                )
+                for listener in plan.listeners:  # the checkpoint saver began first
+                    listener.begin()
                 begin_all(plan.user_hooks)
 
-            self._trace_hooks(
+            graph = self._trace_hooks(
                 programs.traced,
                 hooks,
                 begin,
                 lambda: programs.step.get_concrete_function(iterator, tf.constant(False), ()),
             )
+            if graph is None:  # no trace ran begin(): only the listeners begin
+                for listener in plan.listeners:
+                    listener.begin()
             last_step = _last_step(start, steps, max_steps, plan.stop_at)
             cadence = plan.checkpoint_cadence or self._checkpoint_cadence()
             if plan.listeners and cadence is None:
@@ -232,7 +259,7 @@ class Estimator:
                 programs=programs,
                 iterator=iterator,
                 store=self._store,
-                hooks=HookDriver(plan.user_hooks, store=self._store),
+                hooks=HookDriver(plan.user_hooks, store=self._store, graph=graph),
                 checkpoint_writer=self._checkpoint_writer(output_dir) if cadence else None,
                 summary_writer=summary_writer,
                 settings=TrainSettings(
@@ -242,6 +269,7 @@ class Estimator:
                     checkpoints=cadence,
                     saving_listeners=plan.listeners,
                     steps_per_run=self._steps_per_run(),
+                    one_run_at_a_time=bool(chief_hooks_elsewhere) and self._multi_worker(),
                 ),
             )
             controller.run()
@@ -268,13 +296,22 @@ class Estimator:
         )
 
     @staticmethod
-    def _trace_hooks(traced: TracedModel, hooks, begin, trace) -> None:
+    def _trace_hooks(traced: TracedModel, hooks, begin, trace) -> tf.Graph | None:
         """Runs ``begin(spec)`` inside a trace of a step (``trace()`` traces, runs
-        nothing), so hooks' ``begin()`` sees model_fn's graph. Skipped when neither
+        nothing), so hooks' ``begin()`` sees model_fn's graph; returns that graph,
+        where the hooks' other methods look tensors up. Skipped (None) when neither
         the call nor the spec has hooks."""
-        if hooks or traced.blueprint.returns_hooks:
-            traced.on_next_trace = begin
-            trace()
+        if not (hooks or traced.blueprint.returns_hooks):
+            return None
+        graphs = []
+
+        def begin_in_model_graph(spec):
+            graphs.append(tf.compat.v1.get_default_graph())
+            begin(spec)
+
+        traced.on_next_trace = begin_in_model_graph
+        trace()
+        return graphs[0]
 
     def _checkpoint_for(self, purpose: str, checkpoint_path):
         """The given checkpoint, else the latest; None (fresh initialization) if none."""
@@ -290,6 +327,7 @@ class Estimator:
     # -------------------------------------------------------------- evaluate
     @runs_eagerly
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        hooks = checked_hooks(hooks)
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
@@ -311,10 +349,9 @@ class Estimator:
         iterator = pipeline.iterator
         metric_names = [record.name for record in blueprint.variables if record.is_local]
         self._store.reset(metric_names)
-        programs = EvalPrograms(self._traced(blueprint), pipeline.element_spec)
-        hooks = list(hooks or [])
+        programs = EvalPrograms(self._traced(blueprint, pipeline), pipeline.element_spec)
         with self._replications[ModeKeys.EVAL].scope(), self._store.serving():
-            self._trace_hooks(
+            graph = self._trace_hooks(
                 programs.traced,
                 hooks,
                 with_spec_hooks(hooks, "evaluation_hooks"),
@@ -325,12 +362,13 @@ class Estimator:
                     programs,
                     iterator,
                     steps,
-                    HookDriver(hooks, store=self._store),
+                    HookDriver(hooks, store=self._store, graph=graph),
                 )
             else:
-                remaining = steps if steps is not None else np.iinfo(np.int32).max
+                # A fractional count ran until the counter passed it, as the Estimator's hook did.
+                remaining = math.ceil(steps) if steps is not None else np.iinfo(np.int32).max
                 programs.loop(iterator, tf.constant(remaining, tf.int32))
-            values = {key: value.numpy() for key, value in programs.values().items()}
+            values = _numpy(programs.values())  # a metric value may be a nested structure
         if "global_step" in values:
             raise ValueError(
                 "Metric with name `global_step` is not allowed, because Estimator "
@@ -370,20 +408,20 @@ class Estimator:
         checkpoint_path=None,
         yield_single_examples=True,
     ):
+        hooks = checked_hooks(hooks)
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
         blueprint, pipeline = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
         iterator = pipeline.iterator
-        program = PredictProgram(self._traced(blueprint))
+        program = PredictProgram(self._traced(blueprint, pipeline))
         replication = program.traced.replication
-        hooks = list(hooks or [])
         with replication.scope(), self._store.serving(), self._graph_options():
-            self._trace_hooks(
+            graph = self._trace_hooks(
                 program.traced,
                 hooks,
                 with_spec_hooks(hooks, "prediction_hooks"),
                 lambda: program.step.get_concrete_function(iterator, ()),
             )
-        driver = HookDriver(hooks, store=self._store)
+        driver = HookDriver(hooks, store=self._store, graph=graph)
         driver.after_create_session()
         while True:
             names = driver.before_run() if driver else ()
@@ -484,13 +522,12 @@ class Estimator:
     # ---------------------------------------------------------------- shared
     def _prepare(self, mode: str, input_fn, checkpoint_path):
         """Discovers the graph for ``mode``, sets variable values, opens the input."""
-        call_model_fn = self._caller()
         replication = self._replications[mode]
         input_context = replication.input_context()
         blueprint = discovery.discover(
             mode,
             input_fn_result=lambda: self._call_input_fn(input_fn, mode, input_context),
-            call_model_fn=call_model_fn,
+            call_model_fn=self._caller(),
             random_seed=self._config.tf_random_seed,
         )
         self._store.materialize(blueprint.all_variables())
@@ -510,15 +547,27 @@ class Estimator:
             if self._warm_start is not None:
                 warm_start.apply(self._warm_start, self._store)
 
+        constant_inputs = []
+
         def open_dataset(context=None) -> tf.data.Dataset:
             with (
                 seeds.replaying(list(blueprint.input_seeds), what="input_fn"),
                 iterator_input.iterators_recorded() as iterators,
             ):
                 result = self._call_input_fn(input_fn, mode, context)
-            return _as_dataset(result, iterators)
+            if isinstance(result, tf.data.Dataset):
+                return result
+            # An iterator's get_next(): a new element every step, as in the legacy graph.
+            dataset = iterator_input.dataset_of(result, iterators)
+            if dataset is not None:
+                return dataset
+            constant_inputs.append(ConstantInput(result))
+            return constant_inputs[-1].dataset()
 
-        return blueprint, InputPipeline.open(open_dataset, replication)
+        pipeline = InputPipeline.open(open_dataset, replication)
+        if constant_inputs:
+            pipeline = dataclasses.replace(pipeline, to_model_input=constant_inputs[0].model_input)
+        return blueprint, pipeline
 
     def _call_input_fn(self, input_fn, mode: str, input_context=None):
         """Calls the user's input_fn (TPUEstimator adds params["batch_size"])."""
@@ -534,7 +583,7 @@ class Estimator:
         """Where replicas send host calls to run on the host (TPUEstimator on replicas)."""
         return None
 
-    def _traced(self, blueprint) -> TracedModel:
+    def _traced(self, blueprint, pipeline: InputPipeline) -> TracedModel:
         outfeed = self._outfeed_for(blueprint.mode)
         return TracedModel(
             call_model_fn=self._caller(outfeed),
@@ -542,10 +591,13 @@ class Estimator:
             blueprint=blueprint,
             replication=self._replications[blueprint.mode],
             outfeed=outfeed,
+            to_model_input=pipeline.to_model_input,
         )
 
 
 def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
+    """The global step training stops at; a fractional bound (``steps=12.3``) is
+    passed by the first whole step at or after it, as StopAtStepHook compared."""
     candidates = []
     if steps is not None:
         candidates.append(start + steps)
@@ -556,18 +608,7 @@ def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
             candidates.append(stop_at._last_step)
         else:
             candidates.append(start + stop_at._num_steps)
-    return min(candidates) if candidates else None
-
-
-def _as_dataset(result, iterators) -> tf.data.Dataset:
-    if isinstance(result, tf.data.Dataset):
-        return result
-    # An iterator's get_next(): a new element every step, as in the legacy graph.
-    dataset = iterator_input.dataset_of(result, iterators)
-    if dataset is not None:
-        return dataset
-    # (features, labels) tensors: the legacy graph evaluated them on every step.
-    return tf.data.Dataset.from_tensors(result).repeat()
+    return math.ceil(min(candidates)) if candidates else None
 
 
 def _numpy(structure):

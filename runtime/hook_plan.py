@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from runtime.cadence import Cadence
 from runtime.hooks import InGraphHook, variables_as_graph_elements
+from runtime.type_checks import instances_of
 
 log = logging.getLogger("runtime")
 
@@ -42,6 +43,26 @@ class HookPlan:
                 )
             else:
                 self.user_hooks.append(hook)
+
+
+def checked_hooks(hooks) -> list:
+    """A call's ``hooks=`` as a list (the Estimator's TypeError for a non-hook)."""
+    return list(
+        instances_of(
+            hooks, tf.compat.v1.train.SessionRunHook, "Hooks must be a SessionRunHook, given: {}"
+        )
+    )
+
+
+def checked_listeners(listeners) -> list:
+    """A call's ``saving_listeners=`` as a list."""
+    return list(
+        instances_of(
+            listeners,
+            tf.compat.v1.train.CheckpointSaverListener,
+            "saving_listeners must be a list of CheckpointSaverListener, given: {}",
+        )
+    )
 
 
 def begin_all(hooks) -> None:

@@ -1,8 +1,9 @@
 """Drives ``SessionRunHook``s without a ``tf.compat.v1.Session``.
 
 ``begin`` runs inside a traced step (so hooks find model_fn's tensors in the
-default graph), ``before_run`` fetches are mapped by name onto the traced step's
-outputs, ``after_run`` gets their values, and ``run_context.request_stop()``
+default graph) and every other hook method runs with that traced graph as the
+default graph, as under MonitoredSession; ``before_run`` fetches are mapped by
+name onto the traced step's outputs, ``after_run`` gets their values, and ``run_context.request_stop()``
 stops the loop. A hook that touches the session gets a clear error.
 """
 
@@ -43,21 +44,28 @@ class SessionUnavailable:
 class HookDriver:
     """Calls a list of hooks around each step, as MonitoredSession did."""
 
-    def __init__(self, hooks, *, store) -> None:
+    def __init__(self, hooks, *, store, graph: tf.Graph | None = None) -> None:
+        """``graph``: the graph model_fn was traced in, where hooks look tensors,
+        collections and the global step up (None: a graph with only the step)."""
         self.hooks = list(hooks)
         self._store = store  # where fetched variables are read
         self._pending: list[tuple] = []
-        # Legacy hooks ran with the training graph as default graph, where
-        # tf.compat.v1.train.get_global_step() found the step.
-        self._graph = tf.Graph()
-        self._graph.add_to_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP, store.global_step)
+        if graph is None:
+            graph = tf.Graph()
+            graph.add_to_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP, store.global_step)
+        self._graph = graph
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
 
+    def model_graph(self):
+        """Makes the model's graph the default graph, as MonitoredSession's hooks had it."""
+        return self._graph.as_default()
+
     def after_create_session(self) -> None:
-        for hook in self.hooks:
-            hook.after_create_session(SessionUnavailable(hook), None)
+        with self.model_graph():
+            for hook in self.hooks:
+                hook.after_create_session(SessionUnavailable(hook), None)
 
     def before_run(self) -> tuple[str, ...]:
         """Asks every hook for its fetches; returns the tensor names the step must output.
@@ -70,7 +78,7 @@ class HookDriver:
         self._pending = []
         names = set()
         for hook in self.hooks:
-            with self._graph.as_default():
+            with self.model_graph():
                 args = hook.before_run(self._context)
             fetches = None
             if args is not None:
@@ -98,13 +106,14 @@ class HookDriver:
                 results = tf.nest.map_structure(
                     lambda key: fetched[key] if isinstance(key, str) else key.value, fetches
                 )
-            with self._graph.as_default():
+            with self.model_graph():
                 hook.after_run(self._context, SessionRunValues(results, None, None))
         return self._context.stop_requested
 
     def end(self) -> None:
-        for hook in self.hooks:
-            hook.end(SessionUnavailable(hook))
+        with self.model_graph():
+            for hook in self.hooks:
+                hook.end(SessionUnavailable(hook))
 
 
 @contextlib.contextmanager

@@ -15,6 +15,8 @@ class InputPipeline:
     iterator: object  # a dataset iterator, or a distributed one when replicated
     element_spec: object  # of one replica's element
     infinite: bool  # whether the input never ends (no end-of-input check needed)
+    # What model_fn gets for an element (input_fn's own values around its tensors).
+    to_model_input: Callable = staticmethod(lambda element: element)
 
     @classmethod
     def open(

@@ -12,6 +12,7 @@ import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
 from runtime.mode_keys import ModeKeys
+from runtime.type_checks import instances_of
 
 LOSS_METRIC_KEY = "loss"
 
@@ -148,11 +149,11 @@ def validate_predictions(predictions, mode):
 
 
 def validate_hooks(hooks) -> tuple:
-    hooks = tuple(hooks or [])
-    for hook in hooks:
-        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
-            raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
-    return hooks
+    return instances_of(
+        hooks,
+        tf.compat.v1.train.SessionRunHook,
+        "All hooks must be SessionRunHook instances, given: {}",
+    )
 
 
 def validate_eval_metric_ops(eval_metric_ops) -> dict:

@@ -19,6 +19,7 @@ import tensorflow as tf
 from runtime.engine import Estimator
 from runtime.exporters import Exporter
 from runtime.run_config import TaskType
+from runtime.type_checks import instances_of
 
 log = logging.getLogger("runtime")
 
@@ -29,22 +30,19 @@ def _validate_input_fn(input_fn) -> None:
 
 
 def _validate_hooks(hooks) -> tuple:
-    hooks = tuple(hooks or [])
-    for hook in hooks:
-        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
-            raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {hook}")
-    return hooks
+    return instances_of(
+        hooks,
+        tf.compat.v1.train.SessionRunHook,
+        "All hooks must be `SessionRunHook` instances, given: {}",
+    )
 
 
 def _validate_saving_listeners(listeners) -> tuple:
-    listeners = tuple(listeners or [])
-    for listener in listeners:
-        if not isinstance(listener, tf.compat.v1.train.CheckpointSaverListener):
-            raise TypeError(
-                "All saving_listeners must be `CheckpointSaverListener` instances, "
-                f"given: {listener}"
-            )
-    return listeners
+    return instances_of(
+        listeners,
+        tf.compat.v1.train.CheckpointSaverListener,
+        "All saving_listeners must be `CheckpointSaverListener` instances, given: {}",
+    )
 
 
 def _validate_exporters(exporters) -> tuple:

@@ -39,6 +39,10 @@ class TrainSettings:
     # many steps (fewer before last_step), and hooks and checkpoints see the
     # global step jump by it.
     steps_per_run: int | None = None
+    # Runs go one at a time (around before_run/after_run) even without hooks of
+    # this task's own: workers training in lockstep run the same programs as the
+    # chief, whose chief-only hooks make its runs one at a time.
+    one_run_at_a_time: bool = False
 
 
 class TrainController:
@@ -68,22 +72,22 @@ class TrainController:
         self.last_loss = None
 
     def run(self) -> None:
-        for listener in self._settings.saving_listeners:
-            listener.begin()
-        self._hooks.after_create_session()
+        """Trains to the last step. Checkpointing comes first in each phase, as the
+        Estimator's CheckpointSaverHook came before the user's hooks."""
         step = self._global_step()
         self._rate.mark(step)
         stop = self._save_checkpoint(step)
+        self._hooks.after_create_session()
         while not stop:
-            stop = self._run_hooked_step() if self._hooks else self._run_loop()
-            if self._settings.checkpoints and self._settings.checkpoints.due(self._global_step()):
-                stop = self._save_checkpoint(self._global_step()) or stop
-        self._hooks.end()
+            hooked = self._hooks or self._settings.one_run_at_a_time
+            stop = self._run_hooked_step() if hooked else self._run_loop()
         final = self._global_step()
         if self._writer is not None and self._writer.last_saved_step != final:
             self._save_checkpoint(final)
-        for listener in self._settings.saving_listeners:
-            listener.end(None, final)
+        with self._hooks.model_graph():
+            for listener in self._settings.saving_listeners:
+                listener.end(None, final)
+        self._hooks.end()
         if self._iteration == 0:
             log.warning(
                 "Training with estimator made no steps. Perhaps input is empty or misspecified."
@@ -116,7 +120,15 @@ class TrainController:
         return max(min(limits), 1)
 
     def _run_loop(self) -> bool:
-        return self._run_steps(self._plan(self._global_step()))
+        stop = self._run_steps(self._plan(self._global_step()))
+        return self._save_if_due() or stop
+
+    def _save_if_due(self) -> bool:
+        """Saves a checkpoint when one is due; True when a listener asks to stop."""
+        step = self._global_step()
+        if self._settings.checkpoints and self._settings.checkpoints.due(step):
+            return self._save_checkpoint(step)
+        return False
 
     def _run_steps(self, count: int) -> bool:
         """Runs up to ``count`` steps in one loop call; True when training must stop."""
@@ -149,8 +161,9 @@ class TrainController:
             self._summaries.mark(self._global_step())
         loss = result["loss"].numpy()
         self._after_steps(np.asarray([loss]))
+        listener_stop = self._save_if_due()  # the saver's after_run came first
         stop = self._hooks.after_run(result["fetched"])
-        return stop or self._reached_last_step()
+        return stop or listener_stop or self._reached_last_step()
 
     def _reached_last_step(self) -> bool:
         last = self._settings.last_step
@@ -183,14 +196,16 @@ class TrainController:
         if self._writer is None:
             return False
         listeners = self._settings.saving_listeners
-        for listener in listeners:
-            listener.before_save(None, step)
+        with self._hooks.model_graph():
+            for listener in listeners:
+                listener.before_save(None, step)
         self._writer.save(step)
         if self._settings.checkpoints is not None:
             self._settings.checkpoints.mark(step)
         stop = False
-        for listener in listeners:
-            if listener.after_save(None, step):
-                log.info("A CheckpointSaverListener requested that training be stopped.")
-                stop = True
+        with self._hooks.model_graph():
+            for listener in listeners:
+                if listener.after_save(None, step):
+                    log.info("A CheckpointSaverListener requested that training be stopped.")
+                    stop = True
         return stop

@@ -100,6 +100,9 @@ def test_chief_worker_and_evaluator_match_one_process(tmp_path):
             err_msg=name,
         )
 
+    # training_chief_hooks ran on the chief only (and in the one-process run, its own chief).
+    assert [p.name for p in model_dir.glob("chief_hook_began.*")] == ["chief_hook_began.chief"]
+    assert [p.name for p in single_dir.glob("chief_hook_began.*")] == ["chief_hook_began.worker"]
     # The worker saved into a scratch directory of its own and removed it; only
     # the chief's checkpoints are in model_dir.
     assert list((tmp_path / "scratch-worker").iterdir()) == []

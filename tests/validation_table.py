@@ -8,13 +8,17 @@ import json
 import os
 import re
 import sys
+import tempfile
 
+import numpy as np
 import tensorflow as tf
 
 if sys.argv[1] == "runtime":
     from runtime import estimator
+    from runtime.estimator import tpu
 else:
     estimator = tf.estimator
+    tpu = tf.compat.v1.estimator.tpu
 
 ModeKeys = estimator.ModeKeys
 Spec = estimator.EstimatorSpec
@@ -255,13 +259,33 @@ def tf_config_rows():
 
 
 def input_rows():
-    import numpy as np
-
     # tf.estimator.inputs only ever existed in the v1 API.
     inputs = estimator.inputs if sys.argv[1] == "runtime" else tf.compat.v1.estimator.inputs
     numpy_input_fn = inputs.numpy_input_fn
     x = {"a": np.zeros((4, 2), np.float32)}
+
+    def pandas_batch_sizes(**kwargs):
+        import pandas as pd
+
+        input_fn = inputs.pandas_input_fn(
+            pd.DataFrame({"a": [1.0, 2.0, 3.0]}), batch_size=2, **kwargs
+        )
+        sizes = []
+        features = input_fn()  # the legacy side's are tensors from a queue
+        if isinstance(features, tf.data.Dataset):
+            features = tf.compat.v1.data.make_one_shot_iterator(features).get_next()
+        with tf.compat.v1.train.MonitoredSession() as session:
+            while not session.should_stop():
+                sizes.append(len(session.run(features)["a"]))
+        return sizes
+
     return {
+        "pandas_input_fn queue_capacity None shuffled": lambda: pandas_batch_sizes(
+            shuffle=True, queue_capacity=None
+        ),
+        "pandas_input_fn queue_capacity None in order": lambda: pandas_batch_sizes(
+            shuffle=False, queue_capacity=None
+        ),
         "numpy_input_fn without shuffle": lambda: numpy_input_fn(x) and None,
         "numpy_input_fn shuffle not bool": lambda: numpy_input_fn(x, shuffle=1) and None,
         "numpy_input_fn empty x": lambda: numpy_input_fn({}, shuffle=False)() and None,
@@ -403,6 +427,160 @@ def train_and_evaluate_rows():
     }
 
 
+def counting_model_fn(features, labels, mode, params):
+    """Counts steps in the global step; its loss is a constant."""
+    step = tf.compat.v1.train.get_or_create_global_step()
+    weight = tf.compat.v1.get_variable("w", [1], initializer=tf.compat.v1.zeros_initializer())
+    loss = tf.reduce_sum(weight) + 1.0
+    train_op = tf.compat.v1.assign_add(step, 1)
+    if params.get("tpu"):
+        return tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def ones_input_fn(params=None):
+    return tf.data.Dataset.from_tensors(({"x": tf.ones([1, 1])}, tf.ones([1, 1]))).repeat()
+
+
+class LossRecorder(tf.compat.v1.train.SessionRunHook):
+    """Fetches the tensor named ``loss_value`` every step (looked up in before_run)."""
+
+    def __init__(self):
+        self.losses = []
+
+    def before_run(self, run_context):
+        graph = tf.compat.v1.get_default_graph()
+        return tf.compat.v1.train.SessionRunArgs(graph.get_tensor_by_name("loss_value:0"))
+
+    def after_run(self, run_context, run_values):
+        self.losses.append(float(run_values.results))
+
+
+INPUT_TYPES = set()  # the types of the values model_fn got
+
+
+def input_value_model_fn(features, labels, mode):
+    """Reads whatever input_fn gave, as TF 1 code read it: lists and numbers as
+    Python values, ``{}`` features and ``None`` labels as such."""
+    weight = tf.compat.v1.get_variable("w", [1], initializer=tf.compat.v1.ones_initializer())
+    inputs = [tf.cast(tf.convert_to_tensor(v), tf.float32) for _, v in sorted(features.items())]
+    total = tf.add_n([tf.reduce_sum(v) for v in inputs]) if inputs else tf.constant(1.0)
+    if labels is not None:
+        total += tf.reduce_sum(tf.convert_to_tensor(labels, tf.float32))
+    loss = tf.identity(tf.reduce_sum(tf.square(total * weight - 3.0)), name="loss_value")
+    step = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(loss, step)
+    mean = tf.compat.v1.metrics.mean(loss)
+    metrics = {"nested": ((mean[0], mean[0] * 2.0), mean[1]), "mean": mean}
+    # Python-typed values reach model_fn as such, as in the legacy graph.
+    INPUT_TYPES.update(type(v).__name__ for v in [*features.values(), labels])
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=metrics)
+
+
+def trained_on(input_fn):
+    """Per-step losses, the final weight and the evaluation of input_value_model_fn."""
+    model = estimator.Estimator(input_value_model_fn, model_dir=tempfile.mkdtemp())
+    INPUT_TYPES.clear()
+    recorder = LossRecorder()
+    model.train(input_fn, steps=3, hooks=[recorder])
+    values = model.evaluate(input_fn, steps=2)
+    return {
+        "losses": recorder.losses,
+        "w": model.get_variable_value("w").tolist(),
+        "evaluate": {k: json.loads(json.dumps(v, default=float)) for k, v in values.items()},
+        "model_fn got": sorted(INPUT_TYPES - {"Tensor", "SymbolicTensor"}),
+    }
+
+
+def input_value_rows():
+    return {
+        "input_fn ({}, None)": lambda: trained_on(lambda: ({}, None)),
+        "input_fn Python lists": lambda: trained_on(
+            lambda: ({"x": [[1.0], [2.0]], "n": 0.5}, [[1.0], [-2.0]])
+        ),
+        "input_fn int feature keys": lambda: trained_on(
+            lambda: ({3: tf.constant([[0.5]]), 7: tf.constant([0.25])}, tf.constant([1.0]))
+        ),
+        "input_fn numpy values": lambda: trained_on(
+            lambda: ({"x": np.float32([0.5, 0.25])}, np.float32([1.0]))
+        ),
+    }
+
+
+def estimator_rows():
+    def fresh():
+        return estimator.Estimator(
+            counting_model_fn, model_dir=tempfile.mkdtemp(), params={"tpu": False}
+        )
+
+    def trained_to(**kwargs):
+        return int(fresh().train(ones_input_fn, **kwargs).get_variable_value("global_step"))
+
+    def evaluated(steps):
+        trained = fresh().train(ones_input_fn, steps=1)
+        return {k: float(v) for k, v in trained.evaluate(ones_input_fn, steps=steps).items()}
+
+    return {
+        "Estimator without model_fn": lambda: estimator.Estimator(model_fn=None) and None,
+        "train hook of wrong type": lambda: fresh().train(ones_input_fn, steps=1, hooks=["h"]),
+        "train listener of wrong type": lambda: fresh().train(
+            ones_input_fn, steps=1, saving_listeners=[tf.compat.v1.train.StopAtStepHook(1)]
+        ),
+        "evaluate hook of wrong type": lambda: fresh().evaluate(
+            ones_input_fn, steps=1, hooks=[object()]
+        ),
+        "predict hook of wrong type": lambda: next(fresh().predict(ones_input_fn, hooks=[1])),
+        "train fractional steps": lambda: trained_to(steps=2.3),
+        "train fractional max_steps": lambda: trained_to(max_steps=3.5),
+        "evaluate fractional steps": lambda: evaluated(2.5),
+    }
+
+
+def tpu_rows():
+    def tpu_estimator(config=None, **kwargs):
+        return tpu.TPUEstimator(
+            counting_model_fn,
+            model_dir=tempfile.mkdtemp(),
+            config=config or tpu.RunConfig(),
+            params={"tpu": True},
+            **kwargs,
+        )
+
+    def masters(**kwargs):
+        config = tpu.RunConfig(**kwargs)
+        return [config.master, config.evaluation_master]
+
+    def job_name_from_tf_config():
+        os.environ["TF_CONFIG"] = json.dumps({"service": {"tpu_worker_job_name": "tpu_w"}})
+        try:
+            return tpu.TPUConfig().tpu_job_name
+        finally:
+            del os.environ["TF_CONFIG"]
+
+    return {
+        "TPUConfig num_shards 0": lambda: tpu.TPUConfig(num_shards=0) and None,
+        "TPUConfig num_shards not int": lambda: tpu.TPUConfig(num_shards=2.0) and None,
+        "TPUConfig num_shards 8": lambda: tpu.TPUConfig(num_shards=8).num_shards,
+        "TPUConfig infeed sleep negative": lambda: (
+            tpu.TPUConfig(initial_infeed_sleep_secs=-1) and None
+        ),
+        "TPUConfig job name from TF_CONFIG": job_name_from_tf_config,
+        "TPU RunConfig master is evaluation master": lambda: masters(master="grpc://t:1"),
+        "TPU RunConfig both masters": lambda: masters(
+            master="grpc://t:1", evaluation_master="grpc://e:1"
+        ),
+        "TPUEstimator float train_batch_size": lambda: tpu_estimator(train_batch_size=1.0) and None,
+        "TPUEstimator zero eval_batch_size": lambda: (
+            tpu_estimator(train_batch_size=8, eval_batch_size=0) and None
+        ),
+        "TPUEstimator on CPU fractional steps": lambda: int(
+            tpu_estimator(use_tpu=False, train_batch_size=1)
+            .train(ones_input_fn, steps=2.3)
+            .get_variable_value("global_step")
+        ),
+    }
+
+
 def main():
     rows = {
         **spec_rows(),
@@ -411,6 +589,9 @@ def main():
         **input_rows(),
         **receiver_rows(),
         **train_and_evaluate_rows(),
+        **estimator_rows(),
+        **input_value_rows(),
+        **tpu_rows(),
     }
     print(json.dumps({name: outcome(build) for name, build in rows.items()}, indent=1))
 

@@ -4,7 +4,12 @@ the runtime on TF 2.21, in one run, one after the other on the same machine.
     .venv/bin/python bench/runtime/run.py [--repeat N]
 
 Prints steps/s of each side (best of --repeat runs, default 3: single runs vary by
-up to 40% on a shared 2-core machine) and the runtime/legacy ratio.
+up to 40% on a shared 2-core machine) and the runtime/legacy ratio; then, for a
+small MLP with batch norm and Adam, the per-call rows of issue 17: a 3000-step
+``train()`` against a hand-written TF 2 loop of the same model, a short
+fine-tuning program end to end (train 40 steps, evaluate, predict) and
+``train_and_evaluate`` with 10 evaluation rounds (seconds per round). Rounds of
+the sides are interleaved, so a slow spell of the machine hits every side.
 """
 
 from __future__ import annotations
@@ -21,30 +26,76 @@ WORKLOAD = Path(__file__).with_name("workload.py")
 PYTHONS = {
     "legacy": os.environ.get("LEGACY_PYTHON", str(REPO / ".venv-legacy" / "bin" / "python")),
     "runtime": sys.executable,
+    "handwritten": sys.executable,
 }
 # tiny: logistic regression + SGD (per-step overhead dominates: where in-graph
 # loops matter most); small: 2-layer MLP + Adam; heavy: a 3-conv CNN.
 STEPS = {"tiny": 20000, "small": 20000, "heavy": 60}
 
 
-def measure(side: str, model: str) -> float:
+# (scenario, steps, what is measured, whether more is better)
+PER_CALL = {
+    "steady": (3000, "steps_per_sec", True),
+    "short": (40, "seconds", False),
+    "rounds": (200, "seconds", False),
+}
+
+
+def measure(side: str, model: str, steps: int, scenario: str = "steady") -> dict:
     env = dict(os.environ, PYTHONPATH=str(REPO), TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     if side == "legacy":
         env.pop("TF_USE_LEGACY_KERAS", None)
     result = subprocess.run(
-        [PYTHONS[side], str(WORKLOAD), side, model, str(STEPS[model])],
+        [PYTHONS[side], str(WORKLOAD), side, model, str(steps), scenario],
         capture_output=True,
         text=True,
         env=env,
         check=True,
     )
-    return json.loads(result.stdout.strip().splitlines()[-1])["steps_per_sec"]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def best_of(repeat: int, sides, *args, key: str, more_is_better: bool) -> dict:
+    """The best value per side over ``repeat`` interleaved rounds."""
+    values = {side: [] for side in sides}
+    for _ in range(repeat):
+        for side in sides:
+            values[side].append(measure(side, *args)[key])
+    return {side: (max if more_is_better else min)(v) for side, v in values.items()}
+
+
+def per_call_rows(repeat: int) -> None:
+    print(f"\n{'mlp_bn (per-call rows)':32} {'legacy':>10} {'runtime':>10} {'hand loop':>10}")
+    for scenario, (steps, key, more_is_better) in PER_CALL.items():
+        sides = ["legacy", "runtime"] + (["handwritten"] if scenario == "steady" else [])
+        best = best_of(
+            repeat, sides, "mlp_bn", steps, scenario, key=key, more_is_better=more_is_better
+        )
+        hand = f"{best['handwritten']:10.1f}" if "handwritten" in best else f"{'':10}"
+        print(
+            f"{scenario + ' (' + key + ')':32} {best['legacy']:10.2f} {best['runtime']:10.2f} {hand}"
+        )
+        legacy_ratio = best["legacy"] / best["runtime"]
+        if more_is_better:
+            legacy_ratio = 1 / legacy_ratio
+        print(f"{'  runtime speed vs legacy':32} {legacy_ratio:9.2f}x")
+        if "handwritten" in best:
+            print(
+                f"{'  runtime vs hand-written loop':32} {best['runtime'] / best['handwritten']:9.2f}x"
+            )
 
 
 def rows(repeat: int) -> list[dict]:
     table = []
     for model in STEPS:
-        best = {side: max(measure(side, model) for _ in range(repeat)) for side in PYTHONS}
+        best = best_of(
+            repeat,
+            ["legacy", "runtime"],
+            model,
+            STEPS[model],
+            key="steps_per_sec",
+            more_is_better=True,
+        )
         table.append(
             {
                 "benchmark": f"runtime/{model} ({STEPS[model]} steps)",
@@ -66,6 +117,7 @@ def main() -> None:
             f"{row['benchmark']:32} {row['legacy steps/s']:15.1f} "
             f"{row['runtime steps/s']:16.1f} {row['ratio']:6.2f}x"
         )
+    per_call_rows(args.repeat)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,19 @@
 """One benchmark workload, run under either interpreter.
 
-    python workload.py legacy|runtime tiny|small|heavy STEPS
+    python workload.py legacy|runtime|handwritten MODEL STEPS [steady|short|rounds]
 
-Prints one JSON line: the steps/s of a timed ``train(steps=STEPS)`` call made
-after a short warm-up call on the same model_dir (so both sides pay their
-per-call set-up: graph building and session creation for the Estimator,
-discovery and tracing for the runtime), with default RunConfig settings.
+Prints one JSON line with ``steps_per_sec`` (steady) or ``seconds`` (short, rounds):
+
+- steady: a timed ``train(steps=STEPS)`` call made after a short warm-up call
+  on the same model_dir (so both sides pay their per-call set-up: graph
+  building and session creation for the Estimator, discovery and tracing, or
+  their reuse, for the runtime), with default RunConfig settings. The
+  ``handwritten`` side is the practical limit: the same model as Keras layers
+  in a plain TF 2 ``tf.function`` loop over the same dataset.
+- short: a fine-tuning run end to end in one process (after imports):
+  construct, train STEPS steps, evaluate, predict.
+- rounds: ``train_and_evaluate`` to STEPS steps with an evaluation after each
+  of 10 checkpoints; seconds per round.
 """
 
 import json
@@ -17,10 +25,12 @@ import numpy as np
 import tensorflow as tf
 
 SIDE, MODEL, STEPS = sys.argv[1], sys.argv[2], int(sys.argv[3])
-if SIDE == "runtime":
-    from runtime import estimator
-else:
+SCENARIO = sys.argv[4] if len(sys.argv) > 4 else "steady"
+if SIDE == "legacy":
     estimator = tf.estimator
+else:  # the hand-written loop only needs the model_fns' module to import
+    from runtime import estimator
+EVAL_ROUNDS = 10
 
 RANDOM = np.random.RandomState(0)
 SMALL_X = RANDOM.normal(size=(1024, 16)).astype(np.float32)
@@ -62,6 +72,85 @@ def heavy_model_fn(features, labels, mode):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
+def mlp_bn_model_fn(features, labels, mode):
+    """A small MLP with batch norm and Adam, evaluated with accuracy."""
+    training = mode == estimator.ModeKeys.TRAIN
+    hidden = tf.compat.v1.layers.dense(features, 32, activation=tf.nn.relu)
+    hidden = tf.compat.v1.layers.batch_normalization(hidden, training=training)
+    logits = tf.compat.v1.layers.dense(hidden, 2)
+    classes = tf.argmax(logits, axis=1)
+    if mode == estimator.ModeKeys.PREDICT:
+        return estimator.EstimatorSpec(mode, predictions={"classes": classes})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    optimizer = tf.compat.v1.train.AdamOptimizer(1e-3)
+    with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    metrics = {"accuracy": tf.compat.v1.metrics.accuracy(labels, classes)}
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=metrics)
+
+
+def handwritten_steps_per_sec() -> float:
+    """mlp_bn as a hand-written TF 2 loop: Keras layers, Adam, one tf.function
+    running STEPS steps over the same dataset (after a 10-step warm-up)."""
+    tf.random.set_seed(0)
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Dense(32, activation="relu"),
+            tf.keras.layers.BatchNormalization(),
+            tf.keras.layers.Dense(2),
+        ]
+    )
+    optimizer = tf.keras.optimizers.Adam(1e-3)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    iterator = iter(small_input_fn())
+
+    @tf.function
+    def train(steps):
+        for _ in tf.range(steps):
+            features, labels = next(iterator)
+            with tf.GradientTape() as tape:
+                loss = loss_fn(labels, model(features, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
+        return loss
+
+    train(tf.constant(10)).numpy()
+    start = time.perf_counter()
+    train(tf.constant(STEPS)).numpy()
+    return STEPS / (time.perf_counter() - start)
+
+
+def small_eval_input_fn():
+    return tf.data.Dataset.from_tensor_slices((SMALL_X, SMALL_Y)).batch(256)
+
+
+def small_predict_input_fn():
+    return tf.data.Dataset.from_tensor_slices(SMALL_X).batch(256)
+
+
+def short_program_seconds(model_fn, input_fn) -> float:
+    start = time.perf_counter()
+    config = estimator.RunConfig(tf_random_seed=0)
+    est = estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(), config=config)
+    est.train(input_fn, steps=STEPS)
+    est.evaluate(small_eval_input_fn)
+    for _ in est.predict(small_predict_input_fn):
+        pass
+    return time.perf_counter() - start
+
+
+def seconds_per_eval_round(model_fn, input_fn) -> float:
+    config = estimator.RunConfig(tf_random_seed=0, save_checkpoints_steps=STEPS // EVAL_ROUNDS)
+    est = estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(), config=config)
+    start = time.perf_counter()
+    estimator.train_and_evaluate(
+        est,
+        estimator.TrainSpec(input_fn, max_steps=STEPS),
+        estimator.EvalSpec(small_eval_input_fn, steps=None, start_delay_secs=0, throttle_secs=0),
+    )
+    return (time.perf_counter() - start) / EVAL_ROUNDS
+
+
 def small_input_fn():
     return tf.data.Dataset.from_tensor_slices((SMALL_X, SMALL_Y)).repeat().batch(32)
 
@@ -75,7 +164,18 @@ def main():
         "tiny": (tiny_model_fn, small_input_fn),
         "small": (small_model_fn, small_input_fn),
         "heavy": (heavy_model_fn, heavy_input_fn),
+        "mlp_bn": (mlp_bn_model_fn, small_input_fn),
     }[MODEL]
+    report = {"side": SIDE, "model": MODEL, "steps": STEPS, "scenario": SCENARIO}
+    if SIDE == "handwritten":
+        print(json.dumps({**report, "steps_per_sec": handwritten_steps_per_sec()}))
+        return
+    if SCENARIO == "short":
+        print(json.dumps({**report, "seconds": short_program_seconds(model_fn, input_fn)}))
+        return
+    if SCENARIO == "rounds":
+        print(json.dumps({**report, "seconds": seconds_per_eval_round(model_fn, input_fn)}))
+        return
     config = estimator.RunConfig(tf_random_seed=0)
     est = estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(), config=config)
     est.train(input_fn, steps=10)

@@ -66,6 +66,9 @@ def pandas_input_fn(
             )
     features = {name: x[name].values for name in x.columns}
     targets = None if y is None else np.asarray(y.values)
+    if queue_capacity is None:
+        # pandas_input_fn's documented default: the whole frame, four times when shuffled.
+        queue_capacity = 4 * len(x) if shuffle else len(x)
 
     def input_fn():
         return _pipeline(

@@ -22,7 +22,17 @@ from runtime import estimator  # noqa: E402
 GLOBAL_BATCH = 16
 
 
-def model_fn(features, labels, mode):
+class ChiefMarkerHook(tf.compat.v1.train.SessionRunHook):
+    """A training_chief_hooks hook: leaves ``chief_hook_began.<task type>`` in model_dir."""
+
+    def __init__(self, config):
+        self._marker = Path(config.model_dir) / f"chief_hook_began.{config.task_type}"
+
+    def begin(self):
+        self._marker.touch()
+
+
+def model_fn(features, labels, mode, config):
     hidden = tf.compat.v1.layers.dense(features["x"], 16, activation=tf.tanh, name="hidden")
     prediction = tf.compat.v1.layers.dense(hidden, 1, name="output")
     loss = tf.compat.v1.losses.mean_squared_error(labels, prediction)
@@ -31,7 +41,9 @@ def model_fn(features, labels, mode):
         return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"mae": mae})
     optimizer = tf.compat.v1.train.AdamOptimizer(0.01)
     train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    return estimator.EstimatorSpec(
+        mode, loss=loss, train_op=train_op, training_chief_hooks=[ChiefMarkerHook(config)]
+    )
 
 
 def train_input_fn(input_context=None):

@@ -4,9 +4,17 @@ and the TPU RunConfig (ESTIMATOR_CONTRACT.md §1.10)."""
 from __future__ import annotations
 
 import collections
+import json
+import logging
+import os
 import re
 
+import numpy as np
+
 from runtime.run_config import RunConfig as _RunConfig
+from runtime.run_config import TaskType
+
+log = logging.getLogger("runtime")
 
 
 class InputPipelineConfig:
@@ -58,6 +66,8 @@ class TPUConfig(
         experimental_feed_hook=None,
     ):
         parse_iterations_per_loop(iterations_per_loop)
+        if num_shards is not None:
+            check_positive_integer(num_shards, "TPUConfig num_shards")
         if (
             num_cores_per_replica is not None
             and num_cores_per_replica not in _VALID_CORES_PER_REPLICA
@@ -77,6 +87,9 @@ class TPUConfig(
             per_host_input_for_training = InputPipelineConfig.PER_SHARD_V1
         elif per_host_input_for_training is True:
             per_host_input_for_training = InputPipelineConfig.PER_HOST_V1
+        if initial_infeed_sleep_secs:
+            check_positive_integer(initial_infeed_sleep_secs, "TPUConfig initial_infeed_sleep_secs")
+        tpu_job_name = tpu_job_name or _tpu_job_name_from_tf_config()
         if input_partition_dims is not None and (
             per_host_input_for_training is not InputPipelineConfig.PER_HOST_V2
             or num_cores_per_replica is None
@@ -99,6 +112,23 @@ class TPUConfig(
             experimental_allow_per_host_v2_parallel_get_next,
             experimental_feed_hook,
         )
+
+
+def check_positive_integer(value, name: str) -> None:
+    """TPUEstimator's check of counts and sizes: an int (TypeError), above 0 (ValueError)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be int, got {type(value)}")
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+
+
+def _tpu_job_name_from_tf_config() -> str | None:
+    """TF_CONFIG's ``service.tpu_worker_job_name``, which TPUConfig read as the default."""
+    tf_config = json.loads(os.environ.get("TF_CONFIG", "{}"))
+    job_name = tf_config.get("service", {}).get("tpu_worker_job_name")
+    if job_name:
+        log.info("Load TPU job name from TF_CONFIG: %s", job_name)
+    return job_name
 
 
 def parse_iterations_per_loop(value) -> tuple[int, str]:
@@ -135,6 +165,10 @@ class RunConfig(_RunConfig):
             self._master = master
         if evaluation_master is not None:
             self._evaluation_master = evaluation_master
+        elif not self._evaluation_master and self.task_type != TaskType.EVALUATOR:
+            # Without a cluster manager's TF_CONFIG naming an evaluator, TPU
+            # RunConfig evaluated on the training master.
+            self._evaluation_master = self._master
 
     @property
     def tpu_config(self) -> TPUConfig:

@@ -24,7 +24,11 @@ import tensorflow as tf
 
 from runtime import strategy_selection
 from runtime.engine import Estimator
-from runtime.estimator.tpu.tpu_config import RunConfig, parse_iterations_per_loop
+from runtime.estimator.tpu.tpu_config import (
+    RunConfig,
+    check_positive_integer,
+    parse_iterations_per_loop,
+)
 from runtime.estimator.tpu.tpu_context import ReplicaLayout, TPUContext
 from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec, device_spec
 from runtime.host_calls import HostCallOutfeed
@@ -74,8 +78,8 @@ class TPUEstimator(Estimator):
                 ("eval_batch_size", eval_batch_size),
                 ("predict_batch_size", predict_batch_size),
             ):
-                if value is not None and (not isinstance(value, int) or value <= 0):
-                    raise ValueError(f"{name} must be a positive integer; got {value}.")
+                if value is not None:
+                    check_positive_integer(value, name)
         if embedding_config_spec is not None:
             raise NotImplementedError(
                 "TPUEstimator(embedding_config_spec=...) (TPU embeddings) is not supported by "
@@ -167,16 +171,23 @@ class TPUEstimator(Estimator):
 
     # ------------------------------------------------------------ public API
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        if self._on_replicas(ModeKeys.TRAIN) and steps is None and max_steps is None:
-            raise ValueError(
-                "For TPU training, one of `steps` or `max_steps` must be set. "
-                "Cannot be both `None`."
-            )
+        if self._on_replicas(ModeKeys.TRAIN):
+            if steps is None and max_steps is None:
+                raise ValueError(
+                    "For TPU training, one of `steps` or `max_steps` must be set. "
+                    "Cannot be both `None`."
+                )
+            if steps is not None:
+                check_positive_integer(steps, "Train steps")
+            if max_steps is not None:
+                check_positive_integer(max_steps, "Train max_steps")
         return super().train(input_fn, hooks, steps, max_steps, saving_listeners)
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
-        if self._on_replicas(ModeKeys.EVAL) and steps is None:
-            raise ValueError("Evaluate `steps` must be set on TPU. Cannot be `None`.")
+        if self._on_replicas(ModeKeys.EVAL):
+            if steps is None:
+                raise ValueError("Evaluate `steps` must be set on TPU. Cannot be `None`.")
+            check_positive_integer(steps, "Eval steps")
         return super().evaluate(input_fn, steps, hooks, checkpoint_path, name)
 
     # -------------------------------------------------------------- model_fn
