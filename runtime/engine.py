@@ -217,12 +217,12 @@ class Estimator:
         tf.io.gfile.makedirs(output_dir)
         blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         iterator = pipeline.iterator
+        summary_writer = tf.summary.create_file_writer(output_dir)
         programs = TrainPrograms(
             self._traced(blueprint, pipeline),
-            summary_writer=tf.summary.create_file_writer(output_dir),
+            summary_writer=summary_writer,
             infinite_input=pipeline.infinite,
         )
-        summary_writer = programs.summary_writer
         with self._replications[ModeKeys.TRAIN].scope(), self._store.serving():
             plan = HookPlan(user_hooks=[], listeners=saving_listeners)
             chief = self._config.is_chief

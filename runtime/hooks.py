@@ -3,8 +3,9 @@
 ``begin`` runs inside a traced step (so hooks find model_fn's tensors in the
 default graph) and every other hook method runs with that traced graph as the
 default graph, as under MonitoredSession; ``before_run`` fetches are mapped by
-name onto the traced step's outputs, ``after_run`` gets their values, and ``run_context.request_stop()``
-stops the loop. A hook that touches the session gets a clear error.
+name onto the traced step's outputs, ``after_run`` gets their values, and
+``run_context.request_stop()`` stops the loop. A hook that touches the session
+gets a clear error.
 """
 
 from __future__ import annotations

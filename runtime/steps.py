@@ -247,7 +247,7 @@ class TrainPrograms:
     def __init__(self, traced: TracedModel, *, summary_writer=None, infinite_input=False):
         self.traced = traced
         self._infinite_input = infinite_input
-        self.summary_writer = summary_writer
+        self._writer = summary_writer
         # model_fn's own v1 summaries need the writer inside the step.
         self._summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
         self._loss_dtype = traced.blueprint.loss_dtype
@@ -279,13 +279,13 @@ class TrainPrograms:
             return contextlib.nullcontext()
         # Estimator wrote summaries with the step value after the step.
         step = self.traced.global_step.read_value() + 1
-        return _SummaryScope(self.summary_writer, step, record)
+        return _SummaryScope(self._writer, step, record)
 
     def _write_loss_summary(self, first_step, first_loss, record):
         """The ``loss`` summary of a step whose model_fn writes no summaries."""
-        if self.summary_writer is None or self._summaries_in_step or self._loss_tag is None:
+        if self._writer is None or self._summaries_in_step or self._loss_tag is None:
             return
-        with self.summary_writer.as_default(step=first_step + 1), tf.summary.record_if(record):
+        with self._writer.as_default(step=first_step + 1), tf.summary.record_if(record):
             tf.summary.scalar(self._loss_tag, first_loss)
 
     def _loop(self, iterator, num_steps, record_first):
