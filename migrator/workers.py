@@ -3,7 +3,9 @@
 A file whose migration kills its worker (a crash in native code, the kernel's
 out-of-memory killer) costs only that file: when the pool breaks, every file it had
 not finished is migrated again alone, in a fresh process, and the one that kills its
-process again is reported (MIG000) and left unchanged.
+process again is reported (MIG000) and left unchanged. A file whose migration raised
+in a worker (e.g. a MemoryError, which a worker's state can cause) is also tried
+once more alone before its error is reported.
 """
 
 from __future__ import annotations
@@ -55,13 +57,20 @@ def migrate_all(
                 lost.extend(batch)
                 continue
             for index, result in zip(batch, done, strict=True):
+                if _internal_error(result):
+                    lost.append(index)  # perhaps the worker's state: once more, alone
+                    continue
                 result.original = candidates[index][1]  # not sent back from the worker
                 results[index] = result
-            progress.advance(len(batch))
+                progress.advance()
     for index, result in _each_alone(sorted(lost), candidates, enabled, verify, jobs):
         results[index] = result
         progress.advance()
     return results
+
+
+def _internal_error(result: FileResult) -> bool:
+    return any(diagnostic.code == "MIG000" for diagnostic in result.diagnostics)
 
 
 def _batches(count: int, jobs: int) -> list[range]:

@@ -92,13 +92,19 @@ class CheckpointWriter:
         *,
         max_to_keep: int | None,
         keep_checkpoint_every_n_hours: float,
+        keys: frozenset[str] | None = None,
+        save_relative_paths: bool = True,
     ) -> None:
+        """``keys``: the checkpoint keys to save (None: every global variable)."""
         self._prefix = os.path.join(model_dir, "model.ckpt")
+        var_list = store.checkpoint_var_list()
+        if keys is not None:
+            var_list = {key: value for key, value in var_list.items() if key in keys}
         self._saver = tf.compat.v1.train.Saver(
-            var_list=store.checkpoint_var_list(),
+            var_list=var_list,
             max_to_keep=max_to_keep or 0,
             keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
-            save_relative_paths=True,
+            save_relative_paths=save_relative_paths,
         )
         state = tf.train.get_checkpoint_state(model_dir)
         if state is not None:

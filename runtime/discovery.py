@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from runtime import seeds, step_reads, unfetched_updates
+from runtime import seeds, session_setup, step_reads, unfetched_updates
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import split_features_labels
 
@@ -60,6 +60,7 @@ class Blueprint:
     writes_summaries: bool  # whether model_fn builds tf.compat.v1.summary ops
     loss_summary_tag: str | None  # Estimator's `loss` summary tag; None: model_fn writes it
     scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
+    saver: session_setup.SaverSettings | None  # the spec's Scaffold saver's
     # Variables only ops Estimator never fetched write (unfetched_updates.py), and
     # {op name: those of them whose writes the op depends on}
     unfetched_writes: frozenset = frozenset()
@@ -164,6 +165,7 @@ def discover(
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
         scaffold_init_fn=spec.scaffold.init_fn is not None,
+        saver=session_setup.saver_settings(spec.scaffold.saver),
         unfetched_writes=unfetched,
         writes_feeding=writes_feeding,
         read_after_written=read_after_written,

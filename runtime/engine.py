@@ -44,6 +44,7 @@ from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
 from runtime.replication import Replication
 from runtime.run_config import RunConfig, TaskType
+from runtime.session_setup import SaverSettings
 from runtime.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
 from runtime.training import TrainController, TrainSettings
 from runtime.variable_store import VariableStore
@@ -260,7 +261,9 @@ class Estimator:
                 iterator=iterator,
                 store=self._store,
                 hooks=HookDriver(plan.user_hooks, store=self._store, graph=graph),
-                checkpoint_writer=self._checkpoint_writer(output_dir) if cadence else None,
+                checkpoint_writer=(
+                    self._checkpoint_writer(output_dir, blueprint.saver) if cadence else None
+                ),
                 summary_writer=summary_writer,
                 settings=TrainSettings(
                     last_step=last_step,
@@ -287,12 +290,22 @@ class Estimator:
             return None
         return Cadence(steps=steps, secs=secs)
 
-    def _checkpoint_writer(self, directory: str) -> CheckpointWriter:
+    def _checkpoint_writer(self, directory: str, saver: SaverSettings | None) -> CheckpointWriter:
+        """Saves as the Estimator's default saver did, or as the Scaffold's ``saver``."""
+        if saver is None:
+            return CheckpointWriter(
+                directory,
+                self._store,
+                max_to_keep=self._config.keep_checkpoint_max,
+                keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
+            )
         return CheckpointWriter(
             directory,
             self._store,
-            max_to_keep=self._config.keep_checkpoint_max,
-            keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
+            max_to_keep=saver.max_to_keep,
+            keep_checkpoint_every_n_hours=saver.keep_checkpoint_every_n_hours,
+            keys=saver.keys,
+            save_relative_paths=saver.save_relative_paths,
         )
 
     @staticmethod
@@ -533,8 +546,13 @@ class Estimator:
         self._store.materialize(blueprint.all_variables())
         records = blueprint.all_variables()
         if checkpoint_path:
+            # A fresh session: the saver restored the variables, the local init op
+            # set the local ones.
             saved = [record for record in records if not record.is_local]
+            if blueprint.saver is not None:
+                blueprint.saver.check_restores_all(saved)
             self._store.restore(checkpoints.read_values(checkpoint_path, saved))
+            self._store.reset([record.name for record in records if record.is_local])
         else:
             if blueprint.scaffold_init_fn:
                 raise ValueError(

@@ -1,7 +1,7 @@
 """Calling the user's ``input_fn`` and ``model_fn`` with the arguments they declare.
 
 Argument rules and error texts follow ``tensorflow_estimator`` 2.15
-(ESTIMATOR_CONTRACT.md §1.1).
+(docs/estimator_contract.md §1.1).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 feeds the model and which tensors the SavedModel's signatures take.
 
 Validation and error texts follow ``tensorflow_estimator`` 2.15
-(ESTIMATOR_CONTRACT.md §1.7).
+(docs/estimator_contract.md §1.7).
 """
 
 from __future__ import annotations

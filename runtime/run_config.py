@@ -1,7 +1,7 @@
 """``RunConfig``: checkpoint, summary and cluster settings (``tf.estimator.RunConfig``).
 
 Defaults, validation messages, ``replace`` and TF_CONFIG parsing follow
-``tensorflow_estimator`` 2.15 (ESTIMATOR_CONTRACT.md §1.3).
+``tensorflow_estimator`` 2.15 (docs/estimator_contract.md §1.3).
 """
 
 from __future__ import annotations

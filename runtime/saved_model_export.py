@@ -1,5 +1,5 @@
 """``export_saved_model``: SavedModels with Estimator's signatures, tags and layout
-(ESTIMATOR_CONTRACT.md §1.7).
+(docs/estimator_contract.md §1.7).
 
 Each exported mode gets a fresh graph laid out as Estimator laid it out (global
 step, seed, receiver, model_fn), its variables restored from the checkpoint by a

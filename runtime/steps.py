@@ -12,9 +12,8 @@ import contextlib
 
 import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2
-from tensorflow.python.training import checkpoint_utils
 
-from runtime import graph_collections, seeds, unfetched_updates
+from runtime import graph_collections, seeds, session_setup, unfetched_updates
 from runtime.discovery import Blueprint
 from runtime.host_calls import HostCallOutfeed
 from runtime.keras_graph_semantics import tf1_batch_norm_updates
@@ -93,7 +92,7 @@ class TracedModel:
             graph_collections.fresh_collections(),
             self._store.serving(),
             seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
-            initializers_already_applied(),
+            session_setup.done_when_the_call_began(self._store.variables()),
             summary_writers_kept(self.summary_writers),
             unfetched_updates.skipped(self._store, self.blueprint.skipped_writes(fetch_names)),
         ):
@@ -194,23 +193,6 @@ def with_loss_metric(eval_metric_ops: dict, loss) -> dict:
 
 def _nothing(_):
     return None
-
-
-@contextlib.contextmanager
-def initializers_already_applied():
-    """Makes ``tf.compat.v1.train.init_from_checkpoint`` a no-op while tracing.
-
-    In TF1 it only replaced variable initializers, which ran only when model_dir
-    had no checkpoint. Discovery ran it for real, so the initial values the store
-    uses already come from that checkpoint; in a traced step it would instead add
-    an assign op that reloads the checkpoint on every step.
-    """
-    original = checkpoint_utils._init_from_checkpoint
-    checkpoint_utils._init_from_checkpoint = lambda ckpt_dir_or_file, assignment_map: None
-    try:
-        yield
-    finally:
-        checkpoint_utils._init_from_checkpoint = original
 
 
 @contextlib.contextmanager

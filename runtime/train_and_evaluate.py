@@ -1,5 +1,5 @@
 """``train_and_evaluate(estimator, train_spec, eval_spec)`` with ``TrainSpec`` /
-``EvalSpec`` (ESTIMATOR_CONTRACT.md §1.9).
+``EvalSpec`` (docs/estimator_contract.md §1.9).
 
 Local mode trains to ``max_steps`` and evaluates after every checkpoint save but
 the first (throttled by ``throttle_secs``) and once more at the end, running the

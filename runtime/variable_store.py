@@ -102,6 +102,9 @@ class VariableStore:
     def items(self):
         return self._variables.items()
 
+    def variables(self) -> list[tf.Variable]:
+        return list(self._variables.values())
+
     def names(self) -> list[str]:
         return sorted(self._variables)
 

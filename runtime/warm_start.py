@@ -1,5 +1,5 @@
 """``warm_start_from``: initializing a fresh model from another checkpoint
-(ESTIMATOR_CONTRACT.md §1.8).
+(docs/estimator_contract.md §1.8).
 """
 
 from __future__ import annotations

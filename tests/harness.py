@@ -76,6 +76,24 @@ def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600)
     return Trace.load(out)
 
 
+def side_by_side_records(program: Path, model_dir: Path) -> tuple:
+    """``(legacy, runtime)``: the JSON a test program prints when run as
+    ``program legacy|runtime MODEL_DIR`` under each interpreter."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=str(REPO))
+    env.pop("TF_CONFIG", None)
+    records = []
+    for python, side in ((LEGACY_PYTHON, "legacy"), (MAIN_PYTHON, "runtime")):
+        result = subprocess.run(
+            [str(python), str(program), side, str(model_dir / side)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        records.append(json.loads(result.stdout))
+    return tuple(records)
+
+
 def program_command(program: Path, *, legacy: bool) -> list[str]:
     """How to run a program: a legacy one written for TF 1.x (``migrator.dialect``)
     gets TF 1's API on TF 2.15 (``tests/standins/tf1_api.py``)."""

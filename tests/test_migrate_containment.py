@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from cli_runs import CLEAN, LEGACY, MIGRATED, run
 
+import migrator.files
 import migrator.transform
 import migrator.workers
 
@@ -115,6 +116,39 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
     assert "61 files scanned, 30 changed, 1 errors" in result.output
 
 
+def _memory_error_once(marker, original_migrate_code):
+    """Raises MemoryError the first time flaky.py is migrated (in any process)."""
+
+    def migrate_code(code, *, path="<string>", **options):
+        if path.endswith("flaky.py") and not marker.exists():
+            marker.touch()
+            raise MemoryError()
+        return original_migrate_code(code, path=path, **options)
+
+    return migrate_code
+
+
+def test_an_internal_error_in_a_worker_is_retried_alone_before_it_is_reported(
+    tmp_path, monkeypatch
+):
+    """A worker's failure may be its own (memory, state): the file is migrated once
+    more in a fresh process, and only an error there is reported."""
+    marker = tmp_path.parent / f"{tmp_path.name}-failed-once"
+    monkeypatch.setattr(
+        migrator.files, "migrate_code", _memory_error_once(marker, migrator.files.migrate_code)
+    )
+    for i in range(40):
+        (tmp_path / f"m{i:02d}.py").write_text(LEGACY)
+    flaky = tmp_path / "flaky.py"
+    flaky.write_text(LEGACY)
+    result = run("--jobs", "2", tmp_path)
+    assert marker.exists(), "the first attempt failed"
+    assert result.exit_code == 1, result.output  # changed, no error left
+    assert "MIG000" not in result.output
+    assert flaky.read_text() == MIGRATED
+    assert all((tmp_path / f"m{i:02d}.py").read_text() == MIGRATED for i in range(40))
+
+
 SELECT_KERAS = "import runtime  # noqa: F401 -- selects tf-keras for tf.compat.v1.layers\n"
 LONG_SUM = " + ".join(["tf.layers.dense"] * 500)
 DEEP_CHAIN = ".".join(["a"] * 1000)
@@ -136,11 +170,11 @@ def test_deeply_nested_code_is_migrated_or_reported_never_a_crash(tmp_path, jobs
     assert long_sum.read_text() == (
         f"import tensorflow as tf\n{SELECT_KERAS}\n"
         f"x = {LONG_SUM.replace('tf.layers', 'tf.compat.v1.layers')}\n"
-    )
+    ), result.output
     assert deep_chain.read_text() == (
         "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n\n"
         f"x = tf_estimator.ModeKeys.{DEEP_CHAIN}\n"
-    )
+    ), result.output
     assert nested.read_text() == NESTED_BRACKETS
     assert f"{nested}:3:" in result.output
     assert "MIG001 file could not be parsed (too many nested parentheses)" in result.output

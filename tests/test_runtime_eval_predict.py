@@ -1,5 +1,5 @@
 """Estimator.evaluate / predict / model_fn rules / warm start on the runtime
-(ESTIMATOR_CONTRACT.md §1.1, §1.5, §1.6, §1.8)."""
+(docs/estimator_contract.md §1.1, §1.5, §1.6, §1.8)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""train_and_evaluate on the runtime (ESTIMATOR_CONTRACT.md §1.9). That local mode
+"""train_and_evaluate on the runtime (docs/estimator_contract.md §1.9). That local mode
 evaluates and exports exactly as tf.estimator did is proven by the
 train_and_evaluate_exporters program in tests/test_equivalence.py."""
 

@@ -1,5 +1,5 @@
 """``tf.compat.v1.estimator.tpu``'s configuration: TPUConfig, InputPipelineConfig,
-and the TPU RunConfig (ESTIMATOR_CONTRACT.md §1.10)."""
+and the TPU RunConfig (docs/estimator_contract.md §1.10)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """How a TPUEstimator run on replicas lays out its batches, and the
 ``params["context"]`` object model_fn and input_fn receive
-(``tf.compat.v1.estimator.tpu.TPUContext``; ESTIMATOR_CONTRACT.md §1.10)."""
+(``tf.compat.v1.estimator.tpu.TPUContext``; docs/estimator_contract.md §1.10)."""
 
 from __future__ import annotations
 
