@@ -360,8 +360,6 @@ class Estimator:
     def _evaluate(self, input_fn, steps, hooks, checkpoint_path) -> dict:
         blueprint, pipeline = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
         iterator = pipeline.iterator
-        metric_names = [record.name for record in blueprint.variables if record.is_local]
-        self._store.reset(metric_names)
         programs = EvalPrograms(self._traced(blueprint, pipeline), pipeline.element_spec)
         with self._replications[ModeKeys.EVAL].scope(), self._store.serving():
             graph = self._trace_hooks(

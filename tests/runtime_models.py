@@ -54,13 +54,19 @@ def make(model_dir, params=None, **config):
 
 
 def event_scalars(directory) -> dict:
-    """``{tag: [step, ...]}`` of every summary in a directory's event files."""
+    """``{tag: [step, ...]}`` of every summary in a directory's event files, in the
+    order they were written (file names do not sort that way: their writer counter
+    is not zero-padded)."""
     import os
 
+    events = [
+        event
+        for name in os.listdir(directory)
+        if name.startswith("events.out.tfevents")
+        for event in tf.compat.v1.train.summary_iterator(os.path.join(directory, name))
+    ]
     found = {}
-    for name in sorted(os.listdir(directory)):
-        if name.startswith("events.out.tfevents"):
-            for event in tf.compat.v1.train.summary_iterator(os.path.join(directory, name)):
-                for value in event.summary.value:
-                    found.setdefault(value.tag, []).append(int(event.step))
+    for event in sorted(events, key=lambda event: event.wall_time):
+        for value in event.summary.value:
+            found.setdefault(value.tag, []).append(int(event.step))
     return found
