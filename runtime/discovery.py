@@ -14,7 +14,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from runtime import seeds, session_setup, step_reads, unfetched_updates
+from runtime import global_random, seeds, session_setup, step_reads, unfetched_updates
 from runtime.mode_keys import ModeKeys
 from runtime.model_fn_call import split_features_labels
 
@@ -67,6 +67,8 @@ class Blueprint:
     writes_feeding: dict = dataclasses.field(default_factory=dict)
     # Variables read after an op that may write them (step_reads.py)
     read_after_written: frozenset = frozenset()
+    # What model_fn drew from Python's and numpy's global generators (global_random.py)
+    global_random_draws: tuple = ()
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -108,22 +110,53 @@ class _CreationLog:
         return built | {variable.initializer for _, variable in self.created}
 
 
-def discover(
-    mode: str,
-    *,
-    input_fn_result,
-    call_model_fn,
-    random_seed: int | None,
-) -> Blueprint:
-    """Records variables and seeds of ``call_model_fn(features, labels, mode)``.
+@dataclasses.dataclass(frozen=True)
+class InputSignature:
+    """What decides model_fn's graph besides model_fn, params and config: the op
+    seeds input_fn drew (model_fn's seeds count on from there), the names of the
+    ops in the graph when model_fn starts (model_fn's names are made unique
+    against them), and the nest of features' and labels' type specs."""
 
-    ``input_fn_result`` is a zero-argument callable that calls the user's input_fn
-    (inside the discovery graph).
-    """
+    input_seeds: tuple
+    op_names: tuple
+    specs: object
+
+
+@dataclasses.dataclass
+class LegacyInputGraph:
+    """The legacy graph up to input_fn's tensors, where model_fn's graph starts."""
+
+    mode: str
+    graph: tf.Graph
+    features: object
+    labels: object
+    input_seeds: tuple
+    creations: _CreationLog
+
+    def signature(self) -> InputSignature | None:
+        """None when the input holds values other than tensors (Python lists,
+        numpy arrays), which model_fn may build into its graph as constants."""
+        leaves = tf.nest.flatten((self.features, self.labels))
+        if not all(leaf is None or isinstance(leaf, _TENSOR_TYPES) for leaf in leaves):
+            return None
+        specs = tf.nest.map_structure(
+            lambda leaf: None if leaf is None else tf.type_spec_from_value(leaf),
+            (self.features, self.labels),
+        )
+        op_names = tuple(op.name for op in self.graph.get_operations())
+        return InputSignature(self.input_seeds, op_names, specs)
+
+
+_TENSOR_TYPES = (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)
+
+
+def legacy_input_graph(mode: str, *, input_fn_result, random_seed: int | None) -> LegacyInputGraph:
+    """Builds the legacy graph as Estimator did up to model_fn: the seed, the global
+    step, input_fn's tensors. ``input_fn_result`` is a zero-argument callable that
+    calls the user's input_fn (inside this graph)."""
     graph = tf.Graph()
     creations = _CreationLog()
     input_seeds: list = []
-    model_seeds: list = []
     with graph.as_default():
         tf.compat.v1.random.set_random_seed(random_seed)
         with tf.variable_creator_scope(creations.creator):
@@ -132,15 +165,26 @@ def discover(
             training_util._get_or_create_global_step_read(graph)
         with seeds.recording(input_seeds):
             features, labels = _graph_input(input_fn_result())
-        if mode == ModeKeys.PREDICT:
-            labels = None
+    if mode == ModeKeys.PREDICT:
+        labels = None
+    return LegacyInputGraph(mode, graph, features, labels, tuple(input_seeds), creations)
+
+
+def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
+    """Records variables and seeds of ``call_model_fn(features, labels, mode)``
+    built on ``input_graph``."""
+    mode, graph, creations = input_graph.mode, input_graph.graph, input_graph.creations
+    model_seeds: list = []
+    draws: list = []
+    with graph.as_default():
         skip_initializers = lambda: creations.depth > 0  # noqa: E731
         with (
             seeds.recording(model_seeds, skip_while=skip_initializers),
             tf.variable_creator_scope(creations.creator),
         ):
             first_model_op = len(graph.get_operations())
-            spec = call_model_fn(features, labels, mode)
+            with global_random.recording(draws):
+                spec = call_model_fn(input_graph.features, input_graph.labels, mode)
             loss_mean = tf.compat.v1.metrics.mean(spec.loss) if mode == ModeKeys.EVAL else None
             initializers = creations.initializer_ops(graph)
             model_ops = [
@@ -161,7 +205,7 @@ def discover(
         mode=mode,
         global_step=records[0],
         variables=tuple(records[1:]),
-        input_seeds=tuple(input_seeds),
+        input_seeds=input_graph.input_seeds,
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
         scaffold_init_fn=spec.scaffold.init_fn is not None,
@@ -169,6 +213,7 @@ def discover(
         unfetched_writes=unfetched,
         writes_feeding=writes_feeding,
         read_after_written=read_after_written,
+        global_random_draws=tuple(draws),
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(

@@ -27,6 +27,7 @@ from runtime import (
 )
 from runtime import predictions as predictions_lib
 from runtime.cadence import Cadence
+from runtime.call_cache import CallCache
 from runtime.checkpoints import CheckpointWriter
 from runtime.constant_input import ConstantInput
 from runtime.eager_mode import runs_eagerly, yields_eagerly
@@ -90,6 +91,8 @@ class Estimator:
             self._replications[ModeKeys.TRAIN].strategy,
             local_strategy=self._metric_variable_strategy(),
         )
+        self._call_cache = CallCache()
+        self._summary_writer = None  # (directory, writer) of the last training call
 
     def _replications_for(self, config: RunConfig) -> dict[str, Replication]:
         """How each mode runs: ``train_distribute`` (or TF_CONFIG) for training,
@@ -218,11 +221,15 @@ class Estimator:
         tf.io.gfile.makedirs(output_dir)
         blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         iterator = pipeline.iterator
-        summary_writer = tf.summary.create_file_writer(output_dir)
-        programs = TrainPrograms(
-            self._traced(blueprint, pipeline),
-            summary_writer=summary_writer,
-            infinite_input=pipeline.infinite,
+        summary_writer = self._summary_writer_for(output_dir)
+        programs = self._programs(
+            blueprint,
+            pipeline,
+            hooks,
+            key=(summary_writer, pipeline.infinite),
+            build=lambda traced: TrainPrograms(
+                traced, summary_writer=summary_writer, infinite_input=pipeline.infinite
+            ),
         )
         with self._replications[ModeKeys.TRAIN].scope(), self._store.serving():
             plan = HookPlan(user_hooks=[], listeners=saving_listeners)
@@ -278,6 +285,13 @@ class Estimator:
             controller.run()
         summary_writer.flush()
         programs.traced.flush_summary_writers()
+
+    def _summary_writer_for(self, directory: str):
+        """One writer per directory across calls, as Estimator's SummaryWriterCache
+        kept one events file per directory in a process."""
+        if self._summary_writer is None or self._summary_writer[0] != directory:
+            self._summary_writer = (directory, tf.summary.create_file_writer(directory))
+        return self._summary_writer[1]
 
     def _steps_per_run(self) -> int | None:
         """Steps per loop call that hooks, checkpoints and the global step see as
@@ -360,7 +374,13 @@ class Estimator:
     def _evaluate(self, input_fn, steps, hooks, checkpoint_path) -> dict:
         blueprint, pipeline = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
         iterator = pipeline.iterator
-        programs = EvalPrograms(self._traced(blueprint, pipeline), pipeline.element_spec)
+        programs = self._programs(
+            blueprint,
+            pipeline,
+            hooks,
+            key=(),
+            build=lambda traced: EvalPrograms(traced, pipeline.element_spec),
+        )
         with self._replications[ModeKeys.EVAL].scope(), self._store.serving():
             graph = self._trace_hooks(
                 programs.traced,
@@ -423,7 +443,7 @@ class Estimator:
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
         blueprint, pipeline = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
         iterator = pipeline.iterator
-        program = PredictProgram(self._traced(blueprint, pipeline))
+        program = self._programs(blueprint, pipeline, hooks, key=(), build=PredictProgram)
         replication = program.traced.replication
         with replication.scope(), self._store.serving(), self._graph_options():
             graph = self._trace_hooks(
@@ -535,11 +555,13 @@ class Estimator:
         """Discovers the graph for ``mode``, sets variable values, opens the input."""
         replication = self._replications[mode]
         input_context = replication.input_context()
-        blueprint = discovery.discover(
+        input_graph = discovery.legacy_input_graph(
             mode,
             input_fn_result=lambda: self._call_input_fn(input_fn, mode, input_context),
-            call_model_fn=self._caller(),
             random_seed=self._config.tf_random_seed,
+        )
+        blueprint = self._call_cache.blueprint(
+            input_graph, lambda: discovery.discover(input_graph, call_model_fn=self._caller())
         )
         self._store.materialize(blueprint.all_variables())
         records = blueprint.all_variables()
@@ -598,6 +620,18 @@ class Estimator:
     def _outfeed_for(self, mode: str) -> HostCallOutfeed | None:
         """Where replicas send host calls to run on the host (TPUEstimator on replicas)."""
         return None
+
+    def _programs(self, blueprint, pipeline: InputPipeline, hooks, *, key, build):
+        """``build(traced model)``, or the programs built for the same blueprint and
+        ``key`` by an earlier call. Hooks need a fresh trace: their ``begin()`` runs
+        in it, in model_fn's graph. So do model_fns with random ops (dropout): each
+        legacy call's new session started their random streams again, and a traced
+        program's kernels would go on where the last call stopped."""
+        if hooks or blueprint.returns_hooks or blueprint.model_seeds:
+            return build(self._traced(blueprint, pipeline))
+        return self._call_cache.programs(
+            blueprint, key, lambda: build(self._traced(blueprint, pipeline))
+        )
 
     def _traced(self, blueprint, pipeline: InputPipeline) -> TracedModel:
         outfeed = self._outfeed_for(blueprint.mode)

@@ -1,5 +1,5 @@
 """Estimator.train on the runtime: checkpoints, summaries, stop rules, hooks,
-in-graph loops (docs/estimator_contract.md §1.4, §1.11)."""
+in-graph loops (docs/estimator_contract.md §1.4, §1.12)."""
 
 import logging
 import os
