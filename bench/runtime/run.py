@@ -6,7 +6,8 @@ the runtime on TF 2.21, in one run, one after the other on the same machine.
 Prints steps/s of each side (best of --repeat runs, default 3: single runs vary by
 up to 40% on a shared 2-core machine) and the runtime/legacy ratio; then, for a
 small MLP with batch norm and Adam, the per-call rows of issue 17: a 3000-step
-``train()`` against a hand-written TF 2 loop of the same model, a short
+``train()`` against a hand-written TF 2 loop of the same model (with Keras' loss
+and Adam, and with model_fn's TF 1 loss and AdamOptimizer), a short
 fine-tuning program end to end (train 40 steps, evaluate, predict) and
 ``train_and_evaluate`` with 10 evaluation rounds (seconds per round). Rounds of
 the sides are interleaved, so a slow spell of the machine hits every side.
@@ -27,6 +28,7 @@ PYTHONS = {
     "legacy": os.environ.get("LEGACY_PYTHON", str(REPO / ".venv-legacy" / "bin" / "python")),
     "runtime": sys.executable,
     "handwritten": sys.executable,
+    "handwritten_tf1_ops": sys.executable,
 }
 # tiny: logistic regression + SGD (per-step overhead dominates: where in-graph
 # loops matter most); small: 2-layer MLP + Adam; heavy: a 3-conv CNN.
@@ -64,25 +66,33 @@ def best_of(repeat: int, sides, *args, key: str, more_is_better: bool) -> dict:
     return {side: (max if more_is_better else min)(v) for side, v in values.items()}
 
 
+HAND_LOOPS = {
+    "handwritten": "hand loop (Keras ops)",
+    "handwritten_tf1_ops": "hand loop (TF1 ops)",
+}
+
+
 def per_call_rows(repeat: int) -> None:
-    print(f"\n{'mlp_bn (per-call rows)':32} {'legacy':>10} {'runtime':>10} {'hand loop':>10}")
+    print(
+        f"\n{'mlp_bn (per-call rows)':32} {'legacy':>10} {'runtime':>10} "
+        f"{'hand loop':>10} {'TF1 ops':>10}"
+    )
     for scenario, (steps, key, more_is_better) in PER_CALL.items():
-        sides = ["legacy", "runtime"] + (["handwritten"] if scenario == "steady" else [])
+        sides = ["legacy", "runtime"] + (list(HAND_LOOPS) if scenario == "steady" else [])
         best = best_of(
             repeat, sides, "mlp_bn", steps, scenario, key=key, more_is_better=more_is_better
         )
-        hand = f"{best['handwritten']:10.1f}" if "handwritten" in best else f"{'':10}"
+        hands = "".join(f"{best[side]:10.1f} " for side in HAND_LOOPS if side in best)
         print(
-            f"{scenario + ' (' + key + ')':32} {best['legacy']:10.2f} {best['runtime']:10.2f} {hand}"
+            f"{scenario + ' (' + key + ')':32} {best['legacy']:10.2f} {best['runtime']:10.2f} {hands}"
         )
         legacy_ratio = best["legacy"] / best["runtime"]
         if more_is_better:
             legacy_ratio = 1 / legacy_ratio
         print(f"{'  runtime speed vs legacy':32} {legacy_ratio:9.2f}x")
-        if "handwritten" in best:
-            print(
-                f"{'  runtime vs hand-written loop':32} {best['runtime'] / best['handwritten']:9.2f}x"
-            )
+        for side, label in HAND_LOOPS.items():
+            if side in best:
+                print(f"{'  runtime vs ' + label:32} {best['runtime'] / best[side]:9.2f}x")
 
 
 def rows(repeat: int) -> list[dict]:

@@ -1,6 +1,6 @@
 """One benchmark workload, run under either interpreter.
 
-    python workload.py legacy|runtime|handwritten MODEL STEPS [steady|short|rounds]
+    python workload.py legacy|runtime|handwritten|handwritten_tf1_ops MODEL STEPS [steady|short|rounds]
 
 Prints one JSON line with ``steps_per_sec`` (steady) or ``seconds`` (short, rounds):
 
@@ -9,7 +9,8 @@ Prints one JSON line with ``steps_per_sec`` (steady) or ``seconds`` (short, roun
   building and session creation for the Estimator, discovery and tracing, or
   their reuse, for the runtime), with default RunConfig settings. The
   ``handwritten`` side is the practical limit: the same model as Keras layers
-  in a plain TF 2 ``tf.function`` loop over the same dataset.
+  in a plain TF 2 ``tf.function`` loop over the same dataset;
+  ``handwritten_tf1_ops`` is that loop with model_fn's TF 1 loss and optimizer.
 - short: a fine-tuning run end to end in one process (after imports):
   construct, train STEPS steps, evaluate, predict.
 - rounds: ``train_and_evaluate`` to STEPS steps with an evaluation after each
@@ -89,9 +90,11 @@ def mlp_bn_model_fn(features, labels, mode):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=metrics)
 
 
-def handwritten_steps_per_sec() -> float:
-    """mlp_bn as a hand-written TF 2 loop: Keras layers, Adam, one tf.function
-    running STEPS steps over the same dataset (after a 10-step warm-up)."""
+def handwritten_steps_per_sec(tf1_ops: bool) -> float:
+    """mlp_bn as a hand-written TF 2 loop: Keras layers, one tf.function running
+    STEPS steps over the same dataset (after a 10-step warm-up), with Keras' Adam
+    and loss, or (``tf1_ops``) with the TF 1 loss and AdamOptimizer model_fn uses:
+    the same kernels, the limit for a runtime that reproduces model_fn's numbers."""
     tf.random.set_seed(0)
     model = tf.keras.Sequential(
         [
@@ -100,8 +103,13 @@ def handwritten_steps_per_sec() -> float:
             tf.keras.layers.Dense(2),
         ]
     )
-    optimizer = tf.keras.optimizers.Adam(1e-3)
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.build((None, SMALL_X.shape[1]))
+    if tf1_ops:
+        optimizer = tf.compat.v1.train.AdamOptimizer(1e-3)
+        loss_fn = tf.compat.v1.losses.sparse_softmax_cross_entropy
+    else:
+        optimizer = tf.keras.optimizers.Adam(1e-3)
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     iterator = iter(small_input_fn())
 
     @tf.function
@@ -167,8 +175,9 @@ def main():
         "mlp_bn": (mlp_bn_model_fn, small_input_fn),
     }[MODEL]
     report = {"side": SIDE, "model": MODEL, "steps": STEPS, "scenario": SCENARIO}
-    if SIDE == "handwritten":
-        print(json.dumps({**report, "steps_per_sec": handwritten_steps_per_sec()}))
+    if SIDE.startswith("handwritten"):
+        steps_per_sec = handwritten_steps_per_sec(tf1_ops=SIDE == "handwritten_tf1_ops")
+        print(json.dumps({**report, "steps_per_sec": steps_per_sec}))
         return
     if SCENARIO == "short":
         print(json.dumps({**report, "seconds": short_program_seconds(model_fn, input_fn)}))
