@@ -18,6 +18,7 @@ import click
 from migrator import __version__, config, report, writing
 from migrator.files import Exclusion, FileResult, discover, read_candidate
 from migrator.progress import Progress
+from migrator.result_cache import ResultCache, default_directory
 from migrator.verify import LookupFailed, tensorflow_installed
 from migrator.verify import verify as check_names
 from migrator.workers import migrate_all
@@ -60,9 +61,27 @@ from migrator.workers import migrate_all
     help="Apply [tool.migrate] exclude to paths given on the command line too (as pre-commit "
     "passes them).",
 )
+@click.option(
+    "--cache/--no-cache",
+    default=True,
+    show_default=True,
+    help="Reuse the results of earlier runs for files whose bytes, path and options are "
+    "unchanged (kept in $MIGRATE_CACHE_DIR, default ~/.cache/migrate).",
+)
 @click.version_option(__version__, prog_name="migrate")
 def main(
-    paths, out, force, show_diff, check, report_path, select, ignore, jobs, verify, force_exclude
+    paths,
+    out,
+    force,
+    show_diff,
+    check,
+    report_path,
+    select,
+    ignore,
+    jobs,
+    verify,
+    force_exclude,
+    cache,
 ) -> None:
     """Migrate TensorFlow 1 Estimator code in PATHS to TensorFlow 2.16+."""
     if out is not None and (show_diff or check):
@@ -98,7 +117,10 @@ def main(
         force_exclude=force_exclude,
     )
     workers = jobs or settings.jobs or os.cpu_count() or 1
-    results = _migrate(found.files, enabled, workers, verify=verify)
+    result_cache = (
+        ResultCache(default_directory(), enabled=enabled, verify=verify) if cache else None
+    )
+    results = _migrate(found.files, enabled, workers, verify=verify, cache=result_cache)
     if verify:
         try:
             check_names(results)
@@ -139,20 +161,30 @@ def _codes(text: str) -> tuple[str, ...]:
 
 
 def _migrate(
-    files: list[tuple[Path, Path]], enabled: frozenset[str], jobs: int, *, verify: bool
+    files: list[tuple[Path, Path]],
+    enabled: frozenset[str],
+    jobs: int,
+    *,
+    verify: bool,
+    cache: ResultCache | None,
 ) -> list[FileResult]:
-    """Migrates every file; only those that mention a trigger word are parsed."""
+    """Migrates every file; only those that mention a trigger word are parsed, and
+    only those the cache has no result for."""
     results: list[FileResult] = []
     candidates = []
     for _, path in files:
         result, data = read_candidate(path)
+        if result is None and cache is not None:
+            result = cache.get(path, data)
         if result is None:
             candidates.append((path, data))
         else:
             results.append(result)
     progress = Progress(len(candidates))
     try:
-        results += migrate_all(candidates, enabled, jobs=jobs, progress=progress, verify=verify)
+        migrated = migrate_all(candidates, enabled, jobs=jobs, progress=progress, verify=verify)
     finally:
         progress.close()
-    return results
+    if cache is not None:
+        cache.put_all(candidates, migrated)
+    return results + migrated

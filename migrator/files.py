@@ -43,6 +43,11 @@ class FileResult:
     def changed(self) -> bool:
         return self.migrated is not None
 
+    @property
+    def internal_error(self) -> bool:
+        """Whether migrating it raised (MIG000): worth another try, not worth keeping."""
+        return any(diagnostic.code == "MIG000" for diagnostic in self.diagnostics)
+
     def texts(self) -> tuple[str, str]:
         """The file's text before and after (decoded again: workers send bytes only)."""
         return decode(self.original).text, decode(self.migrated or self.original).text

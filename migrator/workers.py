@@ -57,7 +57,7 @@ def migrate_all(
                 lost.extend(batch)
                 continue
             for index, result in zip(batch, done, strict=True):
-                if _internal_error(result):
+                if result.internal_error:
                     lost.append(index)  # perhaps the worker's state: once more, alone
                     continue
                 result.original = candidates[index][1]  # not sent back from the worker
@@ -67,10 +67,6 @@ def migrate_all(
         results[index] = result
         progress.advance()
     return results
-
-
-def _internal_error(result: FileResult) -> bool:
-    return any(diagnostic.code == "MIG000" for diagnostic in result.diagnostics)
 
 
 def _batches(count: int, jobs: int) -> list[range]:

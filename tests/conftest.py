@@ -21,3 +21,10 @@ def _private_cache_directory(tmp_path_factory):
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _fresh_result_cache(tmp_path_factory, monkeypatch):
+    """Each test starts with an empty `migrate` result cache: a result kept by an
+    earlier test would hide what this one migrates (or the failure it injects)."""
+    monkeypatch.setenv("MIGRATE_CACHE_DIR", str(tmp_path_factory.mktemp("results")))

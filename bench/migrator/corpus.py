@@ -67,6 +67,7 @@ def migrate(tree: Path, out: Path, *extra: str) -> tuple[float, dict]:
             "--out",
             str(out),
             "--verify",
+            "--no-cache",  # a first run: every file migrated
             "--report",
             str(report),
             *extra,

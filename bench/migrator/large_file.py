@@ -129,7 +129,7 @@ def measure(size: int, repeat: int = 3) -> dict[str, dict[str, tuple[float, floa
                     (0,),
                 ),
                 "migrate": (
-                    [str(BIN / "migrate"), "--out", str(out), "--force", str(source)],
+                    [str(BIN / "migrate"), "--no-cache", "--out", str(out), "--force", str(source)],
                     (1,),
                 ),
                 "tf_upgrade_v2": (
