@@ -1,4 +1,4 @@
-"""input_fns returning ``iterator.get_next()`` (runtime/iterator_input.py): the
+"""input_fns returning ``iterator.get_next()`` (runtime/calls/iterator_input.py): the
 runtime reads the iterator's dataset, element by element, laid out as returned;
 what it cannot read that way is a clear error, never one repeated batch."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime.iterator_input import dataset_of, iterators_recorded
+from runtime.calls.iterator_input import dataset_of, iterators_recorded
 
 X = np.arange(12, dtype=np.float32).reshape(6, 2)
 Y = np.arange(6, dtype=np.int64)

@@ -102,7 +102,7 @@ def test_npu_spec_program_equals_estimator_spec_program_and_runs_host_call(tmp_p
     # host_call ran once per training step, on that step's loss (one device's
     # tensors, not concatenated). Its global-step read comes after minimize() in
     # program order but depends on nothing, so, as in a TF1 Session, it sees the
-    # step before the update: 0..STEPS-1 (runtime/step_reads.py).
+    # step before the update: 0..STEPS-1 (runtime/tf1/step_reads.py).
     recorded = _host_loss_events(host_dir)
     assert [loss for _, loss in recorded] == npu_losses
     assert [step for step, _ in recorded] == list(range(STEPS))

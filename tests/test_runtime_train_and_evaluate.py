@@ -16,7 +16,8 @@ from runtime_models import (
     train_input_fn,
 )
 
-from runtime import estimator, strategy_selection
+from runtime import estimator
+from runtime.distribute import strategy_selection
 
 
 def test_throttled_evaluation_runs_once_at_the_end(tmp_path):

@@ -10,7 +10,7 @@ import tensorflow as tf
 from runtime_models import event_scalars, finite_input_fn, make, train_input_fn
 
 from runtime import estimator
-from runtime.steps import TrainPrograms
+from runtime.engine.steps import TrainPrograms
 
 
 def checkpoint_steps(model_dir):

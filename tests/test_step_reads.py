@@ -1,5 +1,5 @@
 """A variable model_fn reads after its own update with no control dependency
-(runtime/step_reads.py): the runtime gives the value from before the step, the
+(runtime/tf1/step_reads.py): the runtime gives the value from before the step, the
 usual outcome of a TF 1 Session, where that read raced the update (it had no
 dependency, so it ran first unless the executor was starved; an equivalence run
 cannot pin a race down, so the rule is checked here). Under a control dependency

@@ -1,4 +1,4 @@
-"""Strategy selection (runtime/strategy_selection.py), one test per branch.
+"""Strategy selection (runtime/distribute/strategy_selection.py), one test per branch.
 
 The TPU branch is exercised with TensorFlow's TPU entry points replaced at the
 boundary (connect, initialize, TPUStrategy): no TPU is reachable here, so what
@@ -12,7 +12,8 @@ import types
 import pytest
 import tensorflow as tf
 
-from runtime import estimator, strategy_selection
+from runtime import estimator
+from runtime.distribute import strategy_selection
 from runtime.estimator import tpu
 
 

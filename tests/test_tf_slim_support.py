@@ -1,5 +1,5 @@
 """tf-slim on TensorFlow 2.21: every name it reads from TensorFlow's private
-modules resolves once the runtime is imported (runtime/tf_slim_support.py), and
+modules resolves once the runtime is imported (runtime/tf1/tf_slim_support.py), and
 the layers that used to raise AttributeError build."""
 
 import ast

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from runtime.wrapped_optimizer import TransformGradients
+from runtime.tf1.wrapped_optimizer import TransformGradients
 
 
 def clip_gradients_by_norm(optimizer, clip_norm) -> tf.compat.v1.train.Optimizer:

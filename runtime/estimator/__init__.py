@@ -2,16 +2,16 @@
 
 import tensorflow as tf
 
-from runtime import checkpoints
-from runtime.engine import Estimator
+from runtime.calls.mode_keys import ModeKeys
+from runtime.calls.spec import EstimatorSpec
+from runtime.engine.estimator import Estimator
+from runtime.engine.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
+from runtime.engine.run_config import RunConfig
+from runtime.engine.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
 from runtime.estimator import export, inputs
-from runtime.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
-from runtime.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
-from runtime.mode_keys import ModeKeys
-from runtime.run_config import RunConfig
-from runtime.spec import EstimatorSpec
-from runtime.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
-from runtime.warm_start import WarmStartSettings
+from runtime.saving import checkpoints
+from runtime.saving.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
+from runtime.saving.warm_start import WarmStartSettings
 
 # Hooks and listeners are TensorFlow's own classes: model_fns create them and the
 # runtime recognizes them (StopAtStep, CheckpointSaver) or drives them.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from runtime.run_config import RunConfig
+from runtime.engine.run_config import RunConfig
 
 log = logging.getLogger("runtime")
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import importlib
 import logging
 
-from runtime.engine import Estimator
+from runtime.calls.model_fn_call import ModelFnCaller, verify_model_fn_args
+from runtime.calls.spec import EstimatorSpec
+from runtime.engine.estimator import Estimator
+from runtime.engine.run_config import RunConfig
 from runtime.estimator.tpu.tpu_estimator_spec import host_call_hooks, validate_host_calls
-from runtime.model_fn_call import ModelFnCaller, verify_model_fn_args
 from runtime.npu.npu_config import NPURunConfig
-from runtime.run_config import RunConfig
-from runtime.spec import EstimatorSpec
 
 log = logging.getLogger("runtime")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from runtime.contrib.mixed_precision import LossScaleManager, LossScaleOptimizer
 from runtime.npu.npu_config import warn_ascend_only
-from runtime.wrapped_optimizer import WrappedOptimizer
+from runtime.tf1.wrapped_optimizer import WrappedOptimizer
 
 
 class NPUDistributedOptimizer(WrappedOptimizer):

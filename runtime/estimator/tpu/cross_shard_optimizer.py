@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from runtime.wrapped_optimizer import WrappedOptimizer, replicas_in_sync
+from runtime.tf1.wrapped_optimizer import WrappedOptimizer, replicas_in_sync
 
 _BASE_APPLY = tf.compat.v1.train.Optimizer.apply_gradients
 _REDUCTIONS = (tf.compat.v1.losses.Reduction.MEAN, tf.compat.v1.losses.Reduction.SUM)

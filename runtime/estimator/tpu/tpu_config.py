@@ -11,8 +11,8 @@ import re
 
 import numpy as np
 
-from runtime.run_config import RunConfig as _RunConfig
-from runtime.run_config import TaskType
+from runtime.engine.run_config import RunConfig as _RunConfig
+from runtime.engine.run_config import TaskType
 
 log = logging.getLogger("runtime")
 

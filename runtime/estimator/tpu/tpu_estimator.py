@@ -22,8 +22,12 @@ import logging
 
 import tensorflow as tf
 
-from runtime import strategy_selection
-from runtime.engine import Estimator
+from runtime.calls.mode_keys import ModeKeys
+from runtime.calls.model_fn_call import ModelFnCaller, call_input_fn, fn_args, verify_model_fn_args
+from runtime.distribute import strategy_selection
+from runtime.distribute.host_calls import HostCallOutfeed
+from runtime.distribute.replication import Replication
+from runtime.engine.estimator import Estimator
 from runtime.estimator.tpu.tpu_config import (
     RunConfig,
     check_positive_integer,
@@ -31,10 +35,6 @@ from runtime.estimator.tpu.tpu_config import (
 )
 from runtime.estimator.tpu.tpu_context import ReplicaLayout, TPUContext
 from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec, device_spec
-from runtime.host_calls import HostCallOutfeed
-from runtime.mode_keys import ModeKeys
-from runtime.model_fn_call import ModelFnCaller, call_input_fn, fn_args, verify_model_fn_args
-from runtime.replication import Replication
 
 log = logging.getLogger("runtime")
 

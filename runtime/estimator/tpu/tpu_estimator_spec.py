@@ -9,11 +9,11 @@ import logging
 
 import tensorflow as tf
 
-from runtime.hooks import InGraphHook
-from runtime.host_calls import HostCallOutfeed, call_host_fn
-from runtime.mode_keys import ModeKeys
-from runtime.model_fn_call import fn_args
-from runtime.spec import EstimatorSpec
+from runtime.calls.mode_keys import ModeKeys
+from runtime.calls.model_fn_call import fn_args
+from runtime.calls.spec import EstimatorSpec
+from runtime.distribute.host_calls import HostCallOutfeed, call_host_fn
+from runtime.engine.hooks import InGraphHook
 
 log = logging.getLogger("runtime")
 

@@ -15,7 +15,7 @@ import contextlib
 import tensorflow as tf
 from tensorflow.python.training import basic_session_run_hooks
 
-from runtime.variable_store import GLOBAL_STEP_NAME
+from runtime.tf1.variable_store import GLOBAL_STEP_NAME
 
 SessionRunHook = tf.compat.v1.train.SessionRunHook
 SessionRunArgs = tf.compat.v1.train.SessionRunArgs

@@ -12,7 +12,7 @@ import logging
 import tensorflow as tf
 from tensorflow.python.util import function_utils
 
-from runtime.spec import EstimatorSpec
+from runtime.calls.spec import EstimatorSpec
 
 log = logging.getLogger("runtime")
 

@@ -14,9 +14,9 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from runtime import global_random, seeds, session_setup, step_reads, unfetched_updates
-from runtime.mode_keys import ModeKeys
-from runtime.model_fn_call import split_features_labels
+from runtime.calls.mode_keys import ModeKeys
+from runtime.calls.model_fn_call import split_features_labels
+from runtime.tf1 import global_random, seeds, session_setup, step_reads, unfetched_updates
 
 
 @dataclasses.dataclass(frozen=True)

@@ -10,7 +10,7 @@ import os
 
 import tensorflow as tf
 
-from runtime.model_fn_call import fn_args
+from runtime.calls.model_fn_call import fn_args
 
 log = logging.getLogger("runtime")
 

@@ -16,10 +16,10 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from runtime.cadence import Cadence
-from runtime.checkpoints import CheckpointWriter
-from runtime.hooks import HookDriver
-from runtime.steps import TrainPrograms
+from runtime.engine.cadence import Cadence
+from runtime.engine.hooks import HookDriver
+from runtime.engine.steps import TrainPrograms
+from runtime.saving.checkpoints import CheckpointWriter
 
 log = logging.getLogger("runtime")
 

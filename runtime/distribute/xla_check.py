@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from runtime import steps
-from runtime.host_calls import HostCallOutfeed
-from runtime.mode_keys import ModeKeys
+from runtime.calls.mode_keys import ModeKeys
+from runtime.distribute.host_calls import HostCallOutfeed
+from runtime.engine import steps
 
 _DEVICE_PARTS = {
     ModeKeys.TRAIN: {"on_replica": steps.loss_after_train_op},

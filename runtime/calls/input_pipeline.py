@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import tensorflow as tf
 
-from runtime.replication import Replication
+from runtime.distribute.replication import Replication
 
 
 @dataclasses.dataclass(frozen=True)

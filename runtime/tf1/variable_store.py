@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 import tensorflow as tf
 from tensorflow.python.training.saving import saveable_object_util
 
-from runtime.discovery import VariableRecord
-from runtime.replication import assign_in_own_scope, components
+from runtime.distribute.replication import assign_in_own_scope, components
+from runtime.tf1.discovery import VariableRecord
 
 GLOBAL_STEP_NAME = "global_step"
 

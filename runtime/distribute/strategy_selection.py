@@ -24,7 +24,7 @@ import logging
 
 import tensorflow as tf
 
-from runtime.cluster import TaskType
+from runtime.distribute.cluster import TaskType
 
 log = logging.getLogger("runtime")
 

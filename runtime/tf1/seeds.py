@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from tensorflow.python.framework import random_seed
 
-from runtime.replication import replica_index
+from runtime.distribute.replication import replica_index
 
 Seeds = tuple
 

@@ -3,13 +3,13 @@ its mode runs without discovering and tracing model_fn again.
 
 A legacy Estimator built a new graph for every ``train``/``evaluate``/``predict``
 call, and that graph came out the same whenever model_fn, params, config, the mode
-and the input's :class:`~runtime.discovery.InputSignature` were the same: the same
+and the input's :class:`~runtime.tf1.discovery.InputSignature` were the same: the same
 variables, initial values and op seeds. An Estimator's model_fn, params and config
 never change, so the runtime reuses, per mode, the last call's blueprint while the
 signature is equal, and its traced programs while what they were traced with is
 equal too; model_fn's draws from the global random generators are replayed
-(global_random.py). Variable values are not kept: every call still restores the checkpoint
-on disk (or initializes) as the Estimator's new session did.
+(runtime/tf1/global_random.py). Variable values are not kept: every call still
+restores the checkpoint on disk (or initializes) as the Estimator's new session did.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import dataclasses
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
-from runtime import global_random
-from runtime.discovery import Blueprint, InputSignature, LegacyInputGraph
+from runtime.tf1 import global_random
+from runtime.tf1.discovery import Blueprint, InputSignature, LegacyInputGraph
 
 Programs = TypeVar("Programs")
 

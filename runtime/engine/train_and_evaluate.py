@@ -16,10 +16,10 @@ import time
 
 import tensorflow as tf
 
-from runtime.engine import Estimator
-from runtime.exporters import Exporter
-from runtime.run_config import TaskType
-from runtime.type_checks import instances_of
+from runtime.engine.estimator import Estimator
+from runtime.engine.run_config import TaskType
+from runtime.engine.type_checks import instances_of
+from runtime.saving.exporters import Exporter
 
 log = logging.getLogger("runtime")
 

@@ -13,8 +13,8 @@ import os
 
 import tensorflow as tf
 
-from runtime import cluster
-from runtime.cluster import TaskType
+from runtime.distribute import cluster
+from runtime.distribute.cluster import TaskType
 
 __all__ = ["RunConfig", "TaskType"]
 

@@ -11,8 +11,8 @@ import collections
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
-from runtime.mode_keys import ModeKeys
-from runtime.type_checks import instances_of
+from runtime.calls.mode_keys import ModeKeys
+from runtime.engine.type_checks import instances_of
 
 LOSS_METRIC_KEY = "loss"
 

@@ -10,7 +10,7 @@ import os
 
 import tensorflow as tf
 
-from runtime.variable_store import GLOBAL_STEP_NAME, VariableStore
+from runtime.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
 
 log = logging.getLogger("runtime")
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 
 import tensorflow as tf
 
-from runtime.replication import components
+from runtime.distribute.replication import components
 
 # Op types that write a variable (ref and resource kinds): Assign, AssignAdd,
 # AssignVariableOp, ApplyAdam, ResourceApplyAdam, ScatterAdd, ...

@@ -14,41 +14,35 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from runtime import (
-    checkpoints,
-    discovery,
-    eval_summaries,
-    iterator_input,
-    saved_model_export,
-    seeds,
-    session_config,
-    strategy_selection,
-    warm_start,
-)
-from runtime import predictions as predictions_lib
-from runtime.cadence import Cadence
-from runtime.call_cache import CallCache
-from runtime.checkpoints import CheckpointWriter
-from runtime.constant_input import ConstantInput
-from runtime.eager_mode import runs_eagerly, yields_eagerly
-from runtime.hook_plan import (
+from runtime.calls import iterator_input
+from runtime.calls.constant_input import ConstantInput
+from runtime.calls.input_pipeline import InputPipeline
+from runtime.calls.mode_keys import ModeKeys
+from runtime.calls.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
+from runtime.distribute import strategy_selection
+from runtime.distribute.host_calls import HostCallOutfeed
+from runtime.distribute.replication import Replication
+from runtime.engine import eval_summaries
+from runtime.engine import predictions as predictions_lib
+from runtime.engine.cadence import Cadence
+from runtime.engine.call_cache import CallCache
+from runtime.engine.eager_mode import runs_eagerly, yields_eagerly
+from runtime.engine.hook_plan import (
     HookPlan,
     begin_all,
     checked_hooks,
     checked_listeners,
     with_spec_hooks,
 )
-from runtime.hooks import HookDriver
-from runtime.host_calls import HostCallOutfeed
-from runtime.input_pipeline import InputPipeline
-from runtime.mode_keys import ModeKeys
-from runtime.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
-from runtime.replication import Replication
-from runtime.run_config import RunConfig, TaskType
-from runtime.session_setup import SaverSettings
-from runtime.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
-from runtime.training import TrainController, TrainSettings
-from runtime.variable_store import VariableStore
+from runtime.engine.hooks import HookDriver
+from runtime.engine.run_config import RunConfig, TaskType
+from runtime.engine.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
+from runtime.engine.training import TrainController, TrainSettings
+from runtime.saving import checkpoints, saved_model_export, warm_start
+from runtime.saving.checkpoints import CheckpointWriter
+from runtime.tf1 import discovery, seeds, session_config
+from runtime.tf1.session_setup import SaverSettings
+from runtime.tf1.variable_store import VariableStore
 
 log = logging.getLogger("runtime")
 

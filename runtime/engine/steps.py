@@ -13,16 +13,16 @@ import contextlib
 import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2
 
-from runtime import graph_collections, seeds, session_setup, unfetched_updates
-from runtime.discovery import Blueprint
-from runtime.host_calls import HostCallOutfeed
-from runtime.keras_graph_semantics import tf1_batch_norm_updates
-from runtime.mode_keys import ModeKeys
-from runtime.model_fn_call import ModelFnCaller, split_features_labels
-from runtime.replication import Replication, on_host, replica_index
-from runtime.spec import LOSS_METRIC_KEY, EstimatorSpec
-from runtime.step_reads import reads_before_update
-from runtime.variable_store import GLOBAL_STEP_NAME, VariableStore
+from runtime.calls.mode_keys import ModeKeys
+from runtime.calls.model_fn_call import ModelFnCaller, split_features_labels
+from runtime.calls.spec import LOSS_METRIC_KEY, EstimatorSpec
+from runtime.distribute.host_calls import HostCallOutfeed
+from runtime.distribute.replication import Replication, on_host, replica_index
+from runtime.tf1 import graph_collections, seeds, session_setup, unfetched_updates
+from runtime.tf1.discovery import Blueprint
+from runtime.tf1.keras_graph_semantics import tf1_batch_norm_updates
+from runtime.tf1.step_reads import reads_before_update
+from runtime.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
 
 
 class TracedModel:
