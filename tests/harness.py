@@ -139,9 +139,9 @@ def assert_close(legacy: Trace, migrated: Trace, *, rtol: float) -> None:
     assert migrated.data["eval"].keys() == legacy.data["eval"].keys()
     pairs += [(k, migrated.data["eval"][k], v) for k, v in legacy.data["eval"].items()]
     assert migrated.data["variables"] == legacy.data["variables"], "variable names"
-    for key in ("checkpoints", "extras", "exporter_versions"):
+    for key in ("checkpoints", "loop_checkpoints", "extras", "exporter_versions"):
         assert migrated.data.get(key) == legacy.data.get(key), key
-    for key in ("summaries", "eval_summaries"):
+    for key in ("summaries", "loop_summaries", "eval_summaries"):
         assert migrated.data[key].keys() == legacy.data[key].keys(), key
         for tag, expected in legacy.data[key].items():
             actual = migrated.data[key][tag]
@@ -183,7 +183,8 @@ def assert_relatively_close(
 
 
 def assert_bit_identical(legacy: Trace, migrated: Trace, *, skipped_steps: bool = False) -> None:
-    """Every number equal: losses, evaluate dict, predictions, variables.
+    """Every number equal: losses, evaluate dict, predictions, variables, and the
+    checkpoints and summaries of the hooked and the hook-free (multi-step loop) runs.
 
     ``skipped_steps``: some runs did not advance the global step (a loss-scale
     optimizer skipped them); see :func:`assert_skipped_step_labels`.
@@ -194,11 +195,12 @@ def assert_bit_identical(legacy: Trace, migrated: Trace, *, skipped_steps: bool 
     )
     assert migrated.data.get("eval") == legacy.data.get("eval"), "evaluate() dict"
     assert migrated.data["variables"] == legacy.data["variables"], "variable names"
-    exact = ["checkpoints", "eval_summaries", "extras", "exporter_versions"]
-    if skipped_steps:
-        assert_skipped_step_labels(legacy.data["summaries"], migrated.data["summaries"])
-    else:
-        exact.append("summaries")
+    exact = ["checkpoints", "loop_checkpoints", "eval_summaries", "extras", "exporter_versions"]
+    for summaries in ("summaries", "loop_summaries"):
+        if skipped_steps:
+            assert_skipped_step_labels(legacy.data[summaries], migrated.data[summaries])
+        else:
+            exact.append(summaries)
     for key in exact:
         assert migrated.data.get(key) == legacy.data.get(key), key
     assert sorted(migrated.arrays) == sorted(legacy.arrays)
