@@ -2,8 +2,10 @@
 Scaffold's ``Saver`` decides what is saved and how many checkpoints are kept (and
 one that leaves variables out cannot resume, as the Session's ready check
 refused), and a ``local_init_op`` of variable and table initializers under
-control dependencies runs once per call instead of failing in the traced step.
-The program runs on both sides; every record must match."""
+control dependencies runs once per call instead of failing in the traced step;
+a ``MutableHashTable`` (state that is not a variable) is checkpointed under TF 1's
+keys and restored in every call and export. The programs run on both sides; every
+record must match."""
 
 from harness import REPO, side_by_side_records
 
@@ -21,3 +23,17 @@ def test_scaffold_savers_and_local_init_ops_behave_as_under_the_estimator(tmp_pa
     assert legacy["local_init"]["losses"][0] == 2 * legacy["saver"]["losses"][0]  # the table
     for case in ("saver", "saver_subset", "local_init"):
         assert runtime[case] == legacy[case], case
+
+
+TABLE_PROGRAM = REPO / "tests" / "programs" / "hash_table_state.py"
+
+
+def test_a_mutable_hash_table_is_checkpointed_and_restored_as_the_estimator_did(tmp_path):
+    legacy, runtime = side_by_side_records(TABLE_PROGRAM, tmp_path)
+    # The legacy side shows state that lives only in the checkpoint: 7 words after
+    # the first call, read back by evaluate, predict, a second train and the export.
+    assert len(legacy["after_train"]) == 7
+    assert legacy["evaluate"]["table_size"] == 7.0 and legacy["predict"] == [7, 7]
+    assert len(legacy["after_second_train"]) == 9 and legacy["served_table_size"] == [9, 9]
+    assert {"seen_words-keys", "seen_words-values"} <= set(legacy["checkpoint_keys"])
+    assert runtime == legacy

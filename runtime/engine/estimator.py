@@ -558,14 +558,16 @@ class Estimator:
             input_graph, lambda: discovery.discover(input_graph, call_model_fn=self._caller())
         )
         self._store.materialize(blueprint.all_variables())
+        self._store.materialize_tables(blueprint.tables)
         records = blueprint.all_variables()
         if checkpoint_path:
-            # A fresh session: the saver restored the variables, the local init op
-            # set the local ones.
+            # A fresh session: the saver restored the variables and tables, the
+            # local init op set the local variables.
             saved = [record for record in records if not record.is_local]
             if blueprint.saver is not None:
                 blueprint.saver.check_restores_all(saved)
             self._store.restore(checkpoints.read_values(checkpoint_path, saved))
+            self._store.restore_tables(checkpoints.read_tables(checkpoint_path, blueprint.tables))
             self._store.reset([record.name for record in records if record.is_local])
         else:
             if blueprint.scaffold_init_fn:
@@ -576,6 +578,7 @@ class Estimator:
                     "warm_start_from to the Estimator, instead."
                 )
             self._store.reset([record.name for record in records])
+            self._store.empty_tables([table.name for table in blueprint.tables])
             if self._warm_start is not None:
                 warm_start.apply(self._warm_start, self._store)
 

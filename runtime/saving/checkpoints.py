@@ -63,15 +63,27 @@ def _reading(checkpoint_path: str):
         ) from error
 
 
-def _read_values(checkpoint_path: str, records) -> dict:
-    reader = tf.train.load_checkpoint(checkpoint_path)
+def read_tables(checkpoint_path: str, tables) -> dict:
+    """``{table name: (keys, values)}`` saved as TF 1's Saver saved hash tables."""
+    with _reading(checkpoint_path):
+        reader = tf.train.load_checkpoint(checkpoint_path)
+        _require(reader, checkpoint_path, [key for t in tables for key in t.checkpoint_keys])
+        return {t.name: tuple(reader.get_tensor(key) for key in t.checkpoint_keys) for t in tables}
+
+
+def _require(reader, checkpoint_path: str, keys) -> None:
     saved = reader.get_variable_to_shape_map()
-    missing = sorted({r.checkpoint_key for r in records if r.checkpoint_key not in saved})
+    missing = sorted({key for key in keys if key not in saved})
     if missing:
         raise ValueError(
             f"Checkpoint {checkpoint_path} does not hold variables {missing} that model_fn "
             "creates. Was it written by a different model_fn?"
         )
+
+
+def _read_values(checkpoint_path: str, records) -> dict:
+    reader = tf.train.load_checkpoint(checkpoint_path)
+    _require(reader, checkpoint_path, [record.checkpoint_key for record in records])
     values = {}
     for record in records:
         value = reader.get_tensor(record.checkpoint_key)

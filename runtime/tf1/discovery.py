@@ -9,14 +9,18 @@ are the ones a TF 2.15 Estimator produced. Nothing here survives except the
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.ops import lookup_ops
 from tensorflow.python.training import training_util
 
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.model_fn_call import split_features_labels
 from runtime.tf1 import global_random, seeds, session_setup, step_reads, unfetched_updates
+
+log = logging.getLogger("runtime")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +51,21 @@ class VariableRecord:
 
 
 @dataclasses.dataclass(frozen=True)
+class TableRecord:
+    """A ``MutableHashTable`` model_fn creates, which TF 1's Saver checkpointed
+    (under ``<name>-keys`` and ``<name>-values``) as a SAVEABLE_OBJECTS entry."""
+
+    name: str
+    key_dtype: tf.DType
+    value_dtype: tf.DType
+    default_value: np.ndarray
+
+    @property
+    def checkpoint_keys(self) -> tuple[str, str]:
+        return f"{self.name}-keys", f"{self.name}-values"
+
+
+@dataclasses.dataclass(frozen=True)
 class Blueprint:
     """What model_fn builds for one mode, recorded from the discovery graph."""
 
@@ -69,6 +88,7 @@ class Blueprint:
     read_after_written: frozenset = frozenset()
     # What model_fn drew from Python's and numpy's global generators (global_random.py)
     global_random_draws: tuple = ()
+    tables: tuple[TableRecord, ...] = ()  # checkpointed hash tables, in creation order
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -199,6 +219,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 step_reads.read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
             )
         records = _initial_values(graph, creations.created)
+        tables = _checkpointed_tables(graph)
     unfetched_updates.log_skipped(unfetched, mode)
     loss_dtype = spec.loss.dtype if spec.loss is not None else None
     return Blueprint(
@@ -214,6 +235,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         writes_feeding=writes_feeding,
         read_after_written=read_after_written,
         global_random_draws=tuple(draws),
+        tables=tables,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(
@@ -282,6 +304,31 @@ def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
             )
         )
     return records
+
+
+def _checkpointed_tables(graph: tf.Graph) -> tuple[TableRecord, ...]:
+    """The mutable hash tables in SAVEABLE_OBJECTS; other saveables are left out
+    of the runtime's checkpoints, with a warning naming them."""
+    tables = []
+    for saveable in graph.get_collection(tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS):
+        table = saveable.op
+        if not isinstance(table, lookup_ops.MutableHashTable):
+            log.warning(
+                "%s (%s) is not saved in the runtime's checkpoints: only variables and "
+                "MutableHashTables are.",
+                saveable.name,
+                type(table).__name__,
+            )
+            continue
+        tables.append(
+            TableRecord(
+                name=saveable.name,
+                key_dtype=table.key_dtype,
+                value_dtype=table.value_dtype,
+                default_value=tf.get_static_value(table._default_value),
+            )
+        )
+    return tuple(tables)
 
 
 def _partition_of(variable) -> tuple | None:

@@ -8,10 +8,11 @@ import contextlib
 from collections.abc import Iterator, Sequence
 
 import tensorflow as tf
-from tensorflow.python.training.saving import saveable_object_util
+from tensorflow.python.ops import lookup_ops
+from tensorflow.python.training.saving import saveable_object, saveable_object_util
 
 from runtime.distribute.replication import assign_in_own_scope, components
-from runtime.tf1.discovery import VariableRecord
+from runtime.tf1.discovery import TableRecord, VariableRecord
 
 GLOBAL_STEP_NAME = "global_step"
 
@@ -36,6 +37,7 @@ class VariableStore:
         self._pending: Iterator[VariableRecord] = iter(())
         self._what = "model_fn"
         self._materializing = False
+        self._tables: dict[str, lookup_ops.MutableHashTable] = {}
 
     def materialize(self, records: Sequence[VariableRecord]) -> list[str]:
         """Creates the variables not seen before; returns their names.
@@ -60,6 +62,30 @@ class VariableStore:
                 self._records[record.name] = record
         self._materializing = False
         return [record.name for record in new]
+
+    def materialize_tables(self, records: Sequence[TableRecord]) -> None:
+        """Creates the hash tables not seen before (eagerly: they outlive a trace)."""
+        for record in records:
+            if record.name not in self._tables:
+                self._tables[record.name] = lookup_ops.MutableHashTable(
+                    record.key_dtype,
+                    record.value_dtype,
+                    record.default_value,
+                    name=record.name,
+                    checkpoint=False,  # saved by name through checkpoint_var_list
+                )
+
+    def restore_tables(self, contents: dict) -> None:
+        """Replaces each table's contents with ``{name: (keys, values)}``."""
+        for name, (keys, values) in contents.items():
+            self._tables[name]._restore_from_tensors({"-keys": keys, "-values": values})
+
+    def empty_tables(self, names: Sequence[str]) -> None:
+        """Empties tables, as a fresh Session's new tables were."""
+        for name in names:
+            table = self._tables[name]
+            keys, _ = table.export()
+            table.remove(keys)
 
     def checkpoint_var_list(self) -> dict:
         """``{checkpoint key: variable or list of partitions}``, as TF1's Saver keyed them.
@@ -91,6 +117,7 @@ class VariableStore:
                     variable, spec, record.checkpoint_key
                 )
                 var_list.setdefault(record.checkpoint_key, []).append(saveable)
+        var_list.update(self._tables)  # saved as <name>-keys and <name>-values
         return var_list
 
     def __getitem__(self, name: str) -> tf.Variable:
@@ -131,8 +158,36 @@ class VariableStore:
         Enter it outside the ``tf.function`` call so that it is active in the
         traced graph, in ``init_scope`` and in replica threads alike.
         """
-        with tf.variable_creator_scope(self._serve):
+        with tf.variable_creator_scope(self._serve), self._tables_served():
             yield
+
+    @contextlib.contextmanager
+    def _tables_served(self) -> Iterator[None]:
+        """While active, a MutableHashTable model_fn creates in a trace uses the
+        store's table of its name (the one checkpoints save and restore), and
+        builds no saveable (its export op would run in every step)."""
+        tables = self._tables
+        original_create = lookup_ops.MutableHashTable._create_resource
+        original_saveable = lookup_ops.MutableHashTable._Saveable
+
+        def create_resource(table):
+            if tf.executing_eagerly() or table._name not in tables:
+                return original_create(table)
+            table._table_name = table._name
+            return tables[table._name].resource_handle
+
+        def no_saveable(table, name, table_name=None):
+            if tf.executing_eagerly() or name not in tables:
+                return original_saveable(table, name, table_name)
+            return saveable_object.SaveableObject(table, [], name)
+
+        lookup_ops.MutableHashTable._create_resource = create_resource
+        lookup_ops.MutableHashTable._Saveable = no_saveable
+        try:
+            yield
+        finally:
+            lookup_ops.MutableHashTable._create_resource = original_create
+            lookup_ops.MutableHashTable._Saveable = original_saveable
 
     def expect(self, records: Sequence[VariableRecord], *, what: str) -> None:
         """Starts a new model_fn call: its i-th creation gets the i-th record's variable."""
