@@ -20,11 +20,12 @@ sys.path.insert(0, str(HERE.parent))  # the repository root, for the `bench` pac
 
 from bench.migrator.large_file import measure as measure_large_file  # noqa: E402
 from bench.migrator.run import measure as measure_migrator  # noqa: E402
+from bench.migrator.run import synthetic  # noqa: E402
 from bench.runtime.run import rows as measure_runtime  # noqa: E402
 
 
 def table(files: int, repeat: int) -> list[tuple[str, str, str, str]]:
-    count, lines, seconds = measure_migrator(files, repeat)
+    count, lines, seconds = measure_migrator(synthetic(files), repeat)
     upgrade, parse_only = seconds["tf_upgrade_v2"], seconds["libcst parse-only"]
     rows = [
         (
