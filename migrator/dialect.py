@@ -10,6 +10,8 @@ so the migrator cannot assume either:
   ``tf.layers``, ``tf.flags``, ``tf.contrib``...): it ran on TF 1.x.
 * ``tf2``: it does not, and it reaches TF 1 behaviour through ``tf.compat.v1`` /
   ``tensorflow.compat``: it ran on TF 2.x.
+* ``tf2`` too: it imports the bundled ``runtime``, so it was written or migrated for
+  TF 2.16+ (a second ``migrate`` run on its own output must read it as the first did).
 * ``unknown``: neither.
 """
 
@@ -36,7 +38,20 @@ def tensorflow_dialect(code: str, tree: ast.Module) -> str:
             if symbols.tf1_only(reference):
                 return TF1
             uses_compat |= reference.startswith("tensorflow.compat.")
-    return TF2 if uses_compat else UNKNOWN
+    return TF2 if uses_compat or _imports_runtime(tree) else UNKNOWN
+
+
+def _imports_runtime(tree: ast.Module) -> bool:
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+        else:
+            continue
+        if any(module == "runtime" or module.startswith("runtime.") for module in modules):
+            return True
+    return False
 
 
 def _tensorflow_bindings(tree: ast.Module) -> dict[str, str]:

@@ -52,9 +52,11 @@ class ResultCache:
 
     @staticmethod
     def _remove_other_builds(directory: Path, build: str) -> None:
-        if not directory.is_dir():
+        try:
+            entries = list(directory.iterdir())
+        except OSError:  # no cache yet, or one migrate cannot read: nothing to prune
             return
-        for entry in directory.iterdir():
+        for entry in entries:
             if entry.is_dir() and entry.name != build:
                 shutil.rmtree(entry, ignore_errors=True)
 

@@ -82,3 +82,16 @@ def test_a_damaged_cache_entry_is_migrated_again(repository, counted_migrations)
     again = run("--check", repository)
     assert len(counted_migrations) == 4
     assert again.output == first.output
+
+
+def test_a_cache_directory_that_cannot_be_used_only_costs_the_cache(
+    repository, counted_migrations, tmp_path, monkeypatch
+):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the cache directory would be")
+    monkeypatch.setenv("MIGRATE_CACHE_DIR", str(blocked))
+    first = run("--check", repository)
+    again = run("--check", repository)
+    assert (again.exit_code, again.output) == (first.exit_code, first.output)
+    assert len(counted_migrations) == 4  # nothing could be kept, nothing was lost
+    assert blocked.read_text() == "a file where the cache directory would be"
