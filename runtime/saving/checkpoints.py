@@ -65,6 +65,8 @@ def _reading(checkpoint_path: str):
 
 def read_tables(checkpoint_path: str, tables) -> dict:
     """``{table name: (keys, values)}`` saved as TF 1's Saver saved hash tables."""
+    if not tables:  # most models: no second read of the checkpoint's index
+        return {}
     with _reading(checkpoint_path):
         reader = tf.train.load_checkpoint(checkpoint_path)
         _require(reader, checkpoint_path, [key for t in tables for key in t.checkpoint_keys])
