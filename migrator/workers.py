@@ -6,10 +6,18 @@ not finished is migrated again alone, in a fresh process, and the one that kills
 process again is reported (MIG000) and left unchanged. A file whose migration raised
 in a worker (e.g. a MemoryError, which a worker's state can cause) is also tried
 once more alone before its error is reported.
+
+Workers are forked, so they inherit every object of the process that runs
+``migrate``. Those objects are frozen out of the workers' garbage collection: when
+``migrate`` runs inside a process that uses TensorFlow (a notebook, a test suite), a
+collected TensorFlow function's finalizer calls into a runtime whose threads did not
+survive the fork, and the worker crashes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import multiprocessing
 import signal
 from collections.abc import Sequence
@@ -42,6 +50,11 @@ def migrate_all(
             results.append(migrate_file(path, enabled, data, verify=verify))
             progress.advance()
         return results
+    with _inherited_objects_frozen():
+        return _migrate_in_workers(candidates, enabled, jobs, progress, verify)
+
+
+def _migrate_in_workers(candidates, enabled, jobs: int, progress: Progress, verify: bool):
     results: list[FileResult | None] = [None] * len(candidates)
     lost: list[int] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -67,6 +80,17 @@ def migrate_all(
         results[index] = result
         progress.advance()
     return results
+
+
+@contextlib.contextmanager
+def _inherited_objects_frozen():
+    """While workers are forked: every object that exists now is left out of garbage
+    collection (in the workers, for good; here, until the workers are done)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _batches(count: int, jobs: int) -> list[range]:

@@ -3,6 +3,7 @@ dies, code nested deeper than the stack allows — each is reported on its file 
 every other file is still migrated."""
 
 import faulthandler
+import gc
 import os
 import shutil
 import signal
@@ -146,6 +147,48 @@ def test_an_internal_error_in_a_worker_is_retried_alone_before_it_is_reported(
     assert result.exit_code == 1, result.output  # changed, no error left
     assert "MIG000" not in result.output
     assert flaky.read_text() == MIGRATED
+    assert all((tmp_path / f"m{i:02d}.py").read_text() == MIGRATED for i in range(40))
+
+
+class _DiesIfFinalizedInAChild:
+    """Garbage like a TensorFlow function's: finalizing it in a forked child kills the
+    child (TensorFlow's runtime threads do not survive a fork)."""
+
+    def __init__(self):
+        self.parent = os.getpid()
+        self.cycle = self  # only the garbage collector frees it
+
+    def __del__(self):
+        if os.getpid() != self.parent:
+            faulthandler.disable()
+            os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _collect_first(original_migrate_file):
+    def migrate_file(path, enabled, data, **options):
+        gc.collect()  # as an allocation-heavy parse may, at any point
+        return original_migrate_file(path, enabled, data, **options)
+
+    return migrate_file
+
+
+def test_a_host_process_s_garbage_is_not_collected_in_workers(tmp_path, monkeypatch):
+    """``migrate`` run inside a process that uses TensorFlow (this test suite, a
+    notebook): its workers, forked from that process, never finalize its garbage."""
+    monkeypatch.setattr(
+        migrator.workers, "migrate_file", _collect_first(migrator.workers.migrate_file)
+    )
+    for i in range(40):
+        (tmp_path / f"m{i:02d}.py").write_text(LEGACY)
+    gc.disable()  # keeps the garbage alive until the workers are forked
+    try:
+        _DiesIfFinalizedInAChild()
+        result = run("--jobs", "2", tmp_path)
+    finally:
+        gc.enable()
+        gc.collect()
+    assert "MIG000" not in result.output, result.output
+    assert result.exit_code == 1
     assert all((tmp_path / f"m{i:02d}.py").read_text() == MIGRATED for i in range(40))
 
 
