@@ -50,8 +50,12 @@ RUNTIME_SYMBOLS = frozenset(
     {
         "estimator",
         "estimator.BestExporter",
+        "estimator.BinaryClassHead",
         "estimator.CheckpointSaverHook",
         "estimator.CheckpointSaverListener",
+        "estimator.DNNClassifier",
+        "estimator.DNNEstimator",
+        "estimator.DNNRegressor",
         "estimator.Estimator",
         "estimator.EstimatorSpec",
         "estimator.EstimatorV2",
@@ -62,12 +66,15 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.FinalExporter",
         "estimator.FinalOpsHook",
         "estimator.GlobalStepWaiterHook",
+        "estimator.Head",
         "estimator.LatestExporter",
         "estimator.LoggingTensorHook",
         "estimator.ModeKeys",
+        "estimator.MultiClassHead",
         "estimator.NanLossDuringTrainingError",
         "estimator.NanTensorHook",
         "estimator.ProfilerHook",
+        "estimator.RegressionHead",
         "estimator.RunConfig",
         "estimator.SessionRunArgs",
         "estimator.SessionRunContext",
@@ -135,6 +142,24 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.mixed_precision.LossScaleOptimizer",
     }
 )
+
+# Canned estimators the runtime has in their TF 2 flavour only (tf.estimator.X of
+# TF 2: Keras optimizers, v2 feature columns, losses averaged over the batch). TF 1's
+# (tf.compat.v1.estimator.X, and tf.estimator.X in TF 1 code: v1 optimizers, summed
+# losses) would train differently, so they are reported instead.
+TF2_FLAVOUR_ONLY = frozenset(
+    {"estimator.DNNClassifier", "estimator.DNNEstimator", "estimator.DNNRegressor"}
+)
+_TF1_FLAVOUR_NAMESPACES = (
+    "tensorflow.compat.v1.estimator.",
+    "tensorflow_estimator.compat.v1.estimator.",
+)
+
+
+def tf1_flavour(qualified_name: str) -> bool:
+    """Whether a name is spelled in TF 1's Estimator namespace (``tf.compat.v1.estimator``)."""
+    return qualified_name.startswith(_TF1_FLAVOUR_NAMESPACES)
+
 
 # Canonical names that are modules (members are looked up inside them).
 RUNTIME_MODULES = frozenset(

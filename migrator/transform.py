@@ -180,12 +180,46 @@ class MigrateTransformer(cst.CSTTransformer):
             if "MIG202" not in self.enabled:
                 return updated
             return self._tensorflow_reference(original, updated, qualified, in_tf2)
-        if not symbols.available(canonical):
-            self._report_not_in_runtime(original, qualified, canonical)
-            return updated
+        if not self._runtime_has(original, qualified, canonical):
+            # spelled as the TF 1 flavour it is, so that a second run (which reads
+            # the migrated file as TF 2 code) still leaves it alone
+            v1_name = self._tf1_flavour_of(qualified, canonical)
+            if v1_name is None or v1_name == qualified or "MIG202" not in self.enabled:
+                return updated
+            return self._tensorflow_reference(original, updated, qualified, v1_name)
         if "MIG201" not in self.enabled:
             return updated
         return self._replace_namespace(original, updated)
+
+    def _runtime_has(self, node, qualified: str, canonical: str) -> bool:
+        """Whether the runtime has what ``qualified`` meant here; if not, says so."""
+        if not symbols.available(canonical):
+            self._report_not_in_runtime(node, qualified, canonical)
+            return False
+        if self._tf1_flavour_of(qualified, canonical) is None:
+            return True
+        name = canonical.rpartition(".")[2]
+        self._report(
+            node,
+            "MIG101",
+            f"{_short(qualified)} here is TF 1's {name} (v1 optimizers, summed loss), "
+            "which the bundled runtime does not have yet; left as "
+            f"tf.compat.v1.estimator.{name}",
+            f"the runtime has TF 2's tf.estimator.{name} (Keras optimizers, v2 feature "
+            "columns, loss averaged over the batch), which trains differently",
+            names=(qualified,),
+        )
+        return False
+
+    def _tf1_flavour_of(self, qualified: str, canonical: str) -> str | None:
+        """``tensorflow.compat.v1.estimator.X`` if ``qualified`` means the TF 1
+        flavour of a canned estimator the runtime has only in TF 2's: it is spelled
+        so, or it is ``tf.estimator.X`` in TF 1 code (where it was the v1 class)."""
+        if canonical not in symbols.TF2_FLAVOUR_ONLY:
+            return None
+        if not symbols.tf1_flavour(qualified) and self._part.dialect != dialect.TF1:
+            return None
+        return "tensorflow.compat.v1." + canonical
 
     def _report_not_in_runtime(self, node, qualified: str, canonical: str) -> None:
         self._report(
@@ -528,9 +562,11 @@ class MigrateTransformer(cst.CSTTransformer):
         canonical = symbols.canonical(qualified)
         if canonical is None:
             return None
-        if not symbols.available(canonical):
-            self._report_not_in_runtime(node, qualified, canonical)
-            return None
+        if not self._runtime_has(node, qualified, canonical):
+            v1_name = self._tf1_flavour_of(qualified, canonical)
+            if v1_name is None or v1_name == qualified:
+                return None
+            return tuple(v1_name.rsplit(".", 1))  # spelled as the TF 1 flavour it is
         target_module, _, name = ("runtime." + canonical).rpartition(".")
         return target_module, name
 

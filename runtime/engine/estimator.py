@@ -563,12 +563,12 @@ class Estimator:
         if checkpoint_path:
             # A fresh session: the saver restored the variables and tables, the
             # local init op set the local variables.
-            saved = [record for record in records if not record.is_local]
+            saved = [record for record in records if record.is_saved]
             if blueprint.saver is not None:
                 blueprint.saver.check_restores_all(saved)
             self._store.restore(checkpoints.read_values(checkpoint_path, saved))
             self._store.restore_tables(checkpoints.read_tables(checkpoint_path, blueprint.tables))
-            self._store.reset([record.name for record in records if record.is_local])
+            self._store.reset([record.name for record in records if not record.is_saved])
         else:
             if blueprint.scaffold_init_fn:
                 raise ValueError(

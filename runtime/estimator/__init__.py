@@ -4,6 +4,8 @@ import tensorflow as tf
 
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.spec import EstimatorSpec
+from runtime.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
+from runtime.canned.heads import BinaryClassHead, Head, MultiClassHead, RegressionHead
 from runtime.engine.estimator import Estimator
 from runtime.engine.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from runtime.engine.run_config import RunConfig
@@ -42,6 +44,13 @@ def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
 
 __all__ = [
     "BestExporter",
+    "BinaryClassHead",
+    "DNNClassifier",
+    "DNNEstimator",
+    "DNNRegressor",
+    "Head",
+    "MultiClassHead",
+    "RegressionHead",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "Estimator",

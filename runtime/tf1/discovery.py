@@ -49,6 +49,13 @@ class VariableRecord:
     def is_local(self) -> bool:
         return tf.compat.v1.GraphKeys.LOCAL_VARIABLES in self.collections
 
+    @property
+    def is_saved(self) -> bool:
+        """Whether TF1's default Saver held it: global variables only (not local
+        ones, nor variables in no collection, such as a Keras metric's that was
+        replaced by another's, as the binary head's accuracy_baseline is)."""
+        return tf.compat.v1.GraphKeys.GLOBAL_VARIABLES in self.collections
+
 
 @dataclasses.dataclass(frozen=True)
 class TableRecord:

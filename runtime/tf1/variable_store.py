@@ -90,12 +90,12 @@ class VariableStore:
     def checkpoint_var_list(self) -> dict:
         """``{checkpoint key: variable or list of partitions}``, as TF1's Saver keyed them.
 
-        Local variables (metrics a TRAIN-mode model_fn builds too) are left out,
-        as the Saver's default list of global variables left them out.
+        Variables that are not global (metrics a TRAIN-mode model_fn builds too)
+        are left out, as the Saver's default list of global variables left them out.
         """
         var_list: dict = {}
         for name, record in self._records.items():
-            if record.is_local:
+            if not record.is_saved:
                 continue
             variable = self._variables[name]
             if isinstance(variable, tf.distribute.DistributedValues):

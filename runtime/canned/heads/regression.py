@@ -1,0 +1,101 @@
+"""``tf.estimator.RegressionHead`` (and ``PoissonRegressionHead`` through
+``inverse_link_fn``): squared error on ``label_dimension`` outputs."""
+
+import tensorflow as tf
+import tf_keras
+from tensorflow.python.saved_model.model_utils import export_output
+
+from runtime.canned.heads import checks
+from runtime.canned.heads.head import Head, update_with_broadcast_weights
+from runtime.canned.keys import (
+    DEFAULT_SERVING_KEY,
+    PREDICT_SERVING_KEY,
+    REGRESS_SERVING_KEY,
+    MetricKeys,
+    PredictionKeys,
+)
+
+
+class RegressionHead(Head):
+    def __init__(
+        self,
+        label_dimension=1,
+        weight_column=None,
+        loss_reduction=tf_keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
+        loss_fn=None,
+        inverse_link_fn=None,
+        name=None,
+    ):
+        if label_dimension < 1:
+            raise ValueError(f"Invalid label_dimension {label_dimension}.")
+        super().__init__(
+            weight_column=weight_column, loss_reduction=loss_reduction, loss_fn=loss_fn, name=name
+        )
+        self._label_dimension = label_dimension
+        self._inverse_link_fn = inverse_link_fn
+
+    @property
+    def logits_dimension(self) -> int:
+        return self._label_dimension
+
+    def _processed_labels(self, logits, labels):
+        labels = checks.dense_labels(labels, logits, expected_dimension=self._label_dimension)
+        return tf.cast(labels, dtype=tf.float32)
+
+    def _unweighted_loss_and_weights(self, logits, labels, features):
+        if self._loss_fn:
+            loss = checks.custom_loss(
+                self._loss_fn, labels, logits, features, self._label_dimension
+            )
+        else:
+            loss = tf.compat.v1.losses.mean_squared_error(
+                labels=labels, predictions=logits, reduction=tf.compat.v1.losses.Reduction.NONE
+            )
+        weights = checks.example_weights(features, self._weight_column, logits, per_logit=True)
+        return loss, weights
+
+    def predictions(self, logits):
+        logits = checks.logits_with_final_dim(logits, self._label_dimension)
+        with tf.compat.v1.name_scope("predictions", values=(logits,)):
+            if self._inverse_link_fn:
+                return {
+                    PredictionKeys.PREDICTIONS: self._inverse_link_fn(logits),
+                    PredictionKeys.LOGITS: logits,
+                }
+            return {PredictionKeys.PREDICTIONS: logits}
+
+    def metrics(self, regularization_losses=None) -> dict:
+        key = self._summary_key
+        names = [MetricKeys.LOSS_MEAN, MetricKeys.PREDICTION_MEAN, MetricKeys.LABEL_MEAN]
+        if regularization_losses is not None:
+            names.append(MetricKeys.LOSS_REGULARIZATION)
+        with tf.compat.v1.name_scope("metrics", values=(regularization_losses,)):
+            return {key(name): tf_keras.metrics.Mean(name=name) for name in names}
+
+    def update_metrics(
+        self, eval_metrics, features, logits, labels, regularization_losses=None
+    ) -> dict:
+        key = self._summary_key
+        predicted_value = self.predictions(logits)[PredictionKeys.PREDICTIONS]
+        logits = checks.logits_with_final_dim(logits, self._label_dimension)
+        processed_labels = self._processed_labels(logits, labels)
+        unweighted_loss, weights = self._unweighted_loss_and_weights(
+            logits, processed_labels, features
+        )
+        eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
+            values=unweighted_loss, sample_weight=weights
+        )
+        eval_metrics[key(MetricKeys.LABEL_MEAN)].update_state(values=labels, sample_weight=weights)
+        update_with_broadcast_weights(
+            eval_metrics[key(MetricKeys.PREDICTION_MEAN)], predicted_value, weights
+        )
+        self._update_regularization_metric(eval_metrics, regularization_losses)
+        return eval_metrics
+
+    def _export_outputs(self, predictions) -> dict:
+        regression = export_output.RegressionOutput(value=predictions[PredictionKeys.PREDICTIONS])
+        return {
+            DEFAULT_SERVING_KEY: regression,
+            REGRESS_SERVING_KEY: regression,
+            PREDICT_SERVING_KEY: export_output.PredictOutput(predictions),
+        }

@@ -1,0 +1,204 @@
+"""The canned estimators with census-style feature columns: a binary DNNClassifier
+(numeric, bucketized, vocabulary-list indicator, hashed embedding, crossed
+embedding), a three-class DNNClassifier with a label vocabulary and dropout, and a
+DNNRegressor with a weight column and the Adam optimizer by name. For each:
+per-step scalar summaries (the loss, the layers' zero fractions), the evaluate
+dict (every metric key), predictions, every variable by name, and the exported
+SavedModel served on tf.Examples. Run under both interpreters; the outputs must
+match (tests/test_canned_estimators.py).
+
+Usage: python canned_estimators.py legacy|runtime MODEL_DIR
+"""
+
+import glob
+import json
+import os
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+if sys.argv[1] == "runtime":
+    from runtime import estimator
+else:
+    estimator = tf.estimator
+
+ROWS = 48
+_random = np.random.RandomState(11)
+AGE = _random.uniform(18, 70, ROWS).astype(np.float32)
+HOURS = _random.uniform(10, 60, ROWS).astype(np.float32)
+EDUCATION = _random.choice(["Bachelors", "HS-grad", "Masters", "Doctorate", "Other"], ROWS)
+OCCUPATION = _random.choice(["Tech", "Sales", "Craft", "Admin", "Farming", "Exec"], ROWS)
+WEIGHT = _random.uniform(0.5, 2.0, ROWS).astype(np.float32)
+INCOME = ((AGE / 70 + HOURS / 60 + (EDUCATION == "Masters")) > 1.3).astype(np.int64)
+LEVEL = np.array(["low", "mid", "high"])[np.digitize(AGE + HOURS, [70, 95])]
+SPEND = (0.03 * AGE + 0.02 * HOURS).astype(np.float32)
+
+FEATURES = {
+    "age": AGE,
+    "hours": HOURS,
+    "education": EDUCATION,
+    "occupation": OCCUPATION,
+    "weight": WEIGHT,
+}
+
+
+def columns():
+    fc = tf.feature_column
+    age = fc.numeric_column("age")
+    education = fc.categorical_column_with_vocabulary_list(
+        "education", ["Bachelors", "HS-grad", "Masters", "Doctorate"], num_oov_buckets=1
+    )
+    occupation = fc.categorical_column_with_hash_bucket("occupation", 20)
+    age_buckets = fc.bucketized_column(age, [25, 35, 45, 55])
+    return [
+        age,
+        fc.numeric_column("hours", normalizer_fn=lambda x: (x - 35.0) / 15.0),
+        age_buckets,
+        fc.indicator_column(education),
+        fc.embedding_column(occupation, dimension=3),
+        fc.embedding_column(fc.crossed_column([age_buckets, "education"], 30), dimension=2),
+    ]
+
+
+def input_fn(labels, shuffle=True):
+    def make():
+        dataset = tf.data.Dataset.from_tensor_slices((dict(FEATURES), labels))
+        if shuffle:
+            dataset = dataset.shuffle(ROWS, seed=3)
+        return dataset.repeat().batch(8)
+
+    return make
+
+
+def eval_input_fn(labels):
+    return lambda: tf.data.Dataset.from_tensor_slices((dict(FEATURES), labels)).batch(16)
+
+
+def predict_input_fn():
+    return tf.data.Dataset.from_tensor_slices({k: v[:6] for k, v in FEATURES.items()}).batch(3)
+
+
+def scalar_summaries(model_dir) -> dict:
+    """``{tag: [[step, value], ...]}`` of the scalars in a directory's event files
+    (TF 1 wrote simple values, TF 2's writer scalar tensors); histograms are left out."""
+    values = {}
+    for path in sorted(glob.glob(os.path.join(model_dir, "events.out.tfevents.*"))):
+        for event in tf.compat.v1.train.summary_iterator(path):
+            for value in event.summary.value:
+                if value.HasField("simple_value"):
+                    scalar = value.simple_value
+                elif value.HasField("tensor") and not value.tensor.tensor_shape.dim:
+                    scalar = float(tf.make_ndarray(value.tensor))
+                else:
+                    continue
+                if value.tag != "global_step/sec":  # wall time
+                    values.setdefault(value.tag, []).append([event.step, scalar])
+    return values
+
+
+def examples(count: int) -> list[bytes]:
+    serialized = []
+    for i in range(count):
+        feature = {
+            "age": tf.train.Feature(float_list=tf.train.FloatList(value=[AGE[i]])),
+            "hours": tf.train.Feature(float_list=tf.train.FloatList(value=[HOURS[i]])),
+            "education": tf.train.Feature(
+                bytes_list=tf.train.BytesList(value=[EDUCATION[i].encode()])
+            ),
+            "occupation": tf.train.Feature(
+                bytes_list=tf.train.BytesList(value=[OCCUPATION[i].encode()])
+            ),
+            "weight": tf.train.Feature(float_list=tf.train.FloatList(value=[WEIGHT[i]])),
+        }
+        serialized.append(
+            tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+        )
+    return serialized
+
+
+def served(export_dir) -> dict:
+    """Every signature of the export, called on serialized tf.Examples."""
+    loaded = tf.saved_model.load(export_dir)
+    outputs = {}
+    for key in sorted(loaded.signatures):
+        signature = loaded.signatures[key]
+        (argument,) = signature.structured_input_signature[1]
+        result = signature(**{argument: tf.constant(examples(4))})
+        outputs[key] = {name: plain(value.numpy()) for name, value in sorted(result.items())}
+    return outputs
+
+
+def plain(value):
+    value = np.asarray(value)
+    if value.dtype.kind in "SO":
+        return [v.decode() if isinstance(v, bytes) else v for v in value.ravel().tolist()]
+    return value.tolist()
+
+
+def run(name, make_estimator, labels, model_dir) -> dict:
+    est = make_estimator(os.path.join(model_dir, name))
+    est.train(input_fn(labels), steps=12)
+    metrics = est.evaluate(eval_input_fn(labels))
+    predictions = [{k: plain(v) for k, v in p.items()} for p in est.predict(predict_input_fn)]
+    spec = tf.feature_column.make_parse_example_spec(
+        columns() + [tf.feature_column.numeric_column("weight")]
+    )
+    receiver = estimator.export.build_parsing_serving_input_receiver_fn(spec)
+    export_dir = est.export_saved_model(os.path.join(model_dir, name, "export"), receiver)
+    return {
+        "summaries": scalar_summaries(est.model_dir),
+        "evaluate": {k: plain(v) for k, v in sorted(metrics.items())},
+        "predictions": predictions,
+        "variables": {n: plain(est.get_variable_value(n)) for n in est.get_variable_names()},
+        "served": served(export_dir.decode() if isinstance(export_dir, bytes) else export_dir),
+    }
+
+
+def config():
+    return estimator.RunConfig(tf_random_seed=7, save_summary_steps=1)
+
+
+def main():
+    model_dir = sys.argv[2]
+    record = {
+        "binary": run(
+            "binary",
+            lambda d: estimator.DNNClassifier([8, 4], columns(), model_dir=d, config=config()),
+            INCOME,
+            model_dir,
+        ),
+        "multi_class": run(
+            "multi_class",
+            lambda d: estimator.DNNClassifier(
+                [6],
+                columns(),
+                model_dir=d,
+                n_classes=3,
+                label_vocabulary=["low", "mid", "high"],
+                dropout=0.25,
+                config=config(),
+            ),
+            LEVEL,
+            model_dir,
+        ),
+        "regression": run(
+            "regression",
+            lambda d: estimator.DNNRegressor(
+                [5, 3],
+                columns(),
+                model_dir=d,
+                weight_column="weight",
+                optimizer="Adam",
+                activation_fn=tf.nn.tanh,
+                config=config(),
+            ),
+            SPEND,
+            model_dir,
+        ),
+    }
+    print(json.dumps(record))
+
+
+if __name__ == "__main__":
+    main()
