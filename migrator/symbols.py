@@ -68,6 +68,9 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.GlobalStepWaiterHook",
         "estimator.Head",
         "estimator.LatestExporter",
+        "estimator.LinearClassifier",
+        "estimator.LinearEstimator",
+        "estimator.LinearRegressor",
         "estimator.LoggingTensorHook",
         "estimator.ModeKeys",
         "estimator.MultiClassHead",
@@ -148,7 +151,14 @@ RUNTIME_SYMBOLS = frozenset(
 # (tf.compat.v1.estimator.X, and tf.estimator.X in TF 1 code: v1 optimizers, summed
 # losses) would train differently, so they are reported instead.
 TF2_FLAVOUR_ONLY = frozenset(
-    {"estimator.DNNClassifier", "estimator.DNNEstimator", "estimator.DNNRegressor"}
+    {
+        "estimator.DNNClassifier",
+        "estimator.DNNEstimator",
+        "estimator.DNNRegressor",
+        "estimator.LinearClassifier",
+        "estimator.LinearEstimator",
+        "estimator.LinearRegressor",
+    }
 )
 _TF1_FLAVOUR_NAMESPACES = (
     "tensorflow.compat.v1.estimator.",

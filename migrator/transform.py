@@ -85,6 +85,9 @@ class MigrateTransformer(cst.CSTTransformer):
         self.edits = ModuleEdits()
         # runtime module -> the name this file binds it to (from a rewritten import)
         self._bound: dict[str, str] = {}
+        # TF 1 flavours of canned estimators reported so far: each once per file,
+        # as a second run (which reports its import) does
+        self._tf1_flavours_reported: set[str] = set()
         self._inner_attributes: set[int] = set()  # ids of attributes inside a longer chain
         self._calls_by_callee: dict[int, cst.Call] = {}
         self._occurrence: dict[int, tuple] = {}
@@ -186,7 +189,7 @@ class MigrateTransformer(cst.CSTTransformer):
             v1_name = self._tf1_flavour_of(qualified, canonical)
             if v1_name is None or v1_name == qualified or "MIG202" not in self.enabled:
                 return updated
-            return self._tensorflow_reference(original, updated, qualified, v1_name)
+            return self._tf1_flavour_reference(original, updated, qualified, v1_name)
         if "MIG201" not in self.enabled:
             return updated
         return self._replace_namespace(original, updated)
@@ -196,8 +199,12 @@ class MigrateTransformer(cst.CSTTransformer):
         if not symbols.available(canonical):
             self._report_not_in_runtime(node, qualified, canonical)
             return False
-        if self._tf1_flavour_of(qualified, canonical) is None:
+        v1_name = self._tf1_flavour_of(qualified, canonical)
+        if v1_name is None:
             return True
+        if v1_name in self._tf1_flavours_reported:
+            return False
+        self._tf1_flavours_reported.add(v1_name)
         name = canonical.rpartition(".")[2]
         self._report(
             node,
@@ -210,6 +217,23 @@ class MigrateTransformer(cst.CSTTransformer):
             names=(qualified,),
         )
         return False
+
+    def _tf1_flavour_reference(self, original, updated, qualified: str, v1_name: str):
+        """``est.DNNClassifier`` in TF 1 code, spelled ``tf.compat.v1.estimator.
+        DNNClassifier``, or imported under that name where the file has no ``import
+        tensorflow``: never left to reach the runtime's TF 2 flavour through a
+        namespace import the migration rewrites (``from tensorflow import estimator
+        as est``)."""
+        root = _root(original)
+        if isinstance(original, cst.Name) or not isinstance(root, cst.Name):
+            return updated  # an imported name (its import is rewritten), or a call's result
+        if self._qualified(root) == "tensorflow" or self._from_global_tensorflow(v1_name):
+            return self._tensorflow_reference(original, updated, qualified, v1_name)
+        module, _, name = v1_name.rpartition(".")
+        alias = name if name not in self._global_scope else f"tf1_{name}"
+        self._need_import((module, name, None if alias == name else alias))
+        self.edits.rewritten_roots[root.value] += 1
+        return _keeping_parentheses(updated, cst.Name(alias))
 
     def _tf1_flavour_of(self, qualified: str, canonical: str) -> str | None:
         """``tensorflow.compat.v1.estimator.X`` if ``qualified`` means the TF 1

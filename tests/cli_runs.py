@@ -21,7 +21,7 @@ def model_fn(features, labels, mode):
 """
 CLEAN = "import tensorflow as tf\n\nx = tf.constant(1)\n"
 BROKEN = "import tensorflow as tf\n\ndef broken(:\n    pass\n"
-UNSUPPORTED = "import tensorflow as tf\n\nc = tf.estimator.DNNClassifier([3])\n"
+UNSUPPORTED = "import tensorflow as tf\n\nc = tf.estimator.BoostedTreesClassifier([3])\n"
 
 
 def write_repository(root):

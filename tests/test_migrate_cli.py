@@ -76,7 +76,7 @@ def test_unparseable_file_is_reported_left_untouched_and_others_still_migrate(tr
 def test_diagnostics_are_printed_as_path_line_col_code(tree):
     (tree / "pkg" / "canned.py").write_text(UNSUPPORTED)
     result = run("--check", tree)
-    expected = f"{tree / 'pkg' / 'canned.py'}:3:5: MIG101 tf.estimator.DNNClassifier"
+    expected = f"{tree / 'pkg' / 'canned.py'}:3:5: MIG101 tf.estimator.BoostedTreesClassifier"
     assert any(line.startswith(expected) for line in result.output.splitlines()), result.output
 
 

@@ -69,7 +69,7 @@ def test_notebook_cells_share_the_imports_of_the_cells_above(tmp_path):
             {"cell_type": "markdown", "metadata": {}, "source": ["## Train"]},
             code(
                 "input_fn = tf.compat.v1.estimator.inputs.numpy_input_fn(x, shuffle=False)\n",
-                "c = tf.estimator.DNNClassifier([3])",
+                "c = tf.estimator.BoostedTreesClassifier([3])",
             ),
         ],
         "metadata": {},
@@ -85,7 +85,7 @@ def test_notebook_cells_share_the_imports_of_the_cells_above(tmp_path):
     assert cells[1] == ["import tensorflow as tf\n", "from runtime import estimator\n"]
     assert cells[3] == [
         "input_fn = estimator.inputs.numpy_input_fn(x, shuffle=False)\n",
-        "c = tf.estimator.DNNClassifier([3])",
+        "c = tf.estimator.BoostedTreesClassifier([3])",
     ]
     assert f"{path}[cell 3]:2:5: MIG101" in result.output
     again = run(path)
@@ -192,7 +192,7 @@ def test_diagnostics_in_a_python_cell_magic_count_its_magic_line(tmp_path):
     write(
         path,
         code("import tensorflow as tf\n"),
-        code("%%time\n", "c = tf.estimator.DNNClassifier([3])\n"),
+        code("%%time\n", "c = tf.estimator.BoostedTreesClassifier([3])\n"),
     )
     result = run(path)
     assert f"{path}[cell 1]:2:5: MIG101" in result.output

@@ -10,7 +10,7 @@ HOSTILE = (
     "import tensorflow as tf\n"
     "# </textarea> <!-- <script>alert('code')</script>\n"
     "s = '</pre><script>alert(1)</script>'\n"
-    "c = tf.estimator.DNNClassifier([3])\n"
+    "c = tf.estimator.BoostedTreesClassifier([3])\n"
     "x = tf.layers.dense(s, 2)\n"
 )
 

@@ -16,7 +16,7 @@ flags = tf.flags
 FLAGS = flags.FLAGS
 rate = FLAGS.learning_rate
 x = tf.nn.dropout(tf.zeros([2]), 0.5)
-model = tf.estimator.DNNClassifier([3])
+model = tf.estimator.BoostedTreesClassifier([3])
 oops = tf.compat.v1.no_such_thing
 also = tf.random.nope(3)
 """

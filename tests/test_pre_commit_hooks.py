@@ -11,7 +11,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 LEGACY = "import tensorflow as tf\n\nspec = tf.estimator.EstimatorSpec\n"
-CANNED = "import tensorflow as tf\n\nmodel = tf.estimator.DNNClassifier([8])\n"
+CANNED = "import tensorflow as tf\n\nmodel = tf.estimator.BoostedTreesClassifier([8])\n"
 MIGRATED = (
     "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n\n"
     "spec = tf_estimator.EstimatorSpec\n"
@@ -68,4 +68,4 @@ def test_check_hook_fails_and_fixing_hook_rewrites(user_repo, tmp_path):
     gate = pre_commit("migrate-estimator-check", user_repo, home, "canned.py")
     assert gate.returncode == 1, gate.stdout + gate.stderr  # pre-commit: a hook failed
     assert "exit code: 2" in gate.stdout
-    assert "canned.py:3:9: MIG101 tf.estimator.DNNClassifier" in gate.stdout
+    assert "canned.py:3:9: MIG101 tf.estimator.BoostedTreesClassifier" in gate.stdout

@@ -3,20 +3,12 @@ flavour): feature columns into a stack of dense layers, then a head."""
 
 import tensorflow as tf
 import tf_keras
-from tensorflow.python.feature_column import feature_column_v2 as fc
 
 from runtime.calls.mode_keys import ModeKeys
-from runtime.canned.heads import BinaryClassHead, MultiClassHead, RegressionHead
+from runtime.canned.heads import RegressionHead, classification_head
+from runtime.canned.inputs import require_features_dict, require_v2_columns
 from runtime.canned.optimizers import keras_optimizer
 from runtime.engine.estimator import Estimator
-
-V1_COLUMNS = (
-    "Received a feature column from TensorFlow v1, but this is a TensorFlow v2 Estimator. "
-    "Please either use v2 feature columns (accessible via tf.feature_column.* in TF 2.x) "
-    "with this Estimator, or switch to a v1 Estimator for use with v1 feature columns "
-    "(accessible via tf.compat.v1.estimator.* and tf.compat.v1.feature_column.*, "
-    "respectively."
-)
 
 
 def layer_summaries(value, tag: str) -> None:
@@ -41,8 +33,7 @@ class DNNModel(tf_keras.Model):
     ):
         super().__init__(name=name)
         with tf.compat.v1.name_scope("input_from_feature_columns") as scope:
-            if not fc.is_feature_column_v2(feature_columns):
-                raise ValueError(V1_COLUMNS)
+            require_v2_columns(feature_columns)
             self._input_layer = tf_keras.layers.DenseFeatures(
                 feature_columns=feature_columns, name=scope + "input_layer"
             )
@@ -106,10 +97,7 @@ def dnn_model_fn(
     batch_norm=False,
 ):
     """The model_fn of the DNN estimators."""
-    if not isinstance(features, dict):
-        raise ValueError(
-            f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
-        )
+    require_features_dict(features)
     model = DNNModel(
         head.logits_dimension,
         hidden_units,
@@ -132,22 +120,6 @@ def dnn_model_fn(
         logits=logits,
         trainable_variables=model.trainable_variables,
         update_ops=model.updates,
-    )
-
-
-def classification_head(n_classes, weight_column, label_vocabulary, loss_reduction):
-    """Binary for two classes, multi-class otherwise."""
-    if n_classes == 2:
-        return BinaryClassHead(
-            weight_column=weight_column,
-            label_vocabulary=label_vocabulary,
-            loss_reduction=loss_reduction,
-        )
-    return MultiClassHead(
-        n_classes,
-        weight_column=weight_column,
-        label_vocabulary=label_vocabulary,
-        loss_reduction=loss_reduction,
     )
 
 

@@ -6,6 +6,7 @@ from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.spec import EstimatorSpec
 from runtime.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
 from runtime.canned.heads import BinaryClassHead, Head, MultiClassHead, RegressionHead
+from runtime.canned.linear import LinearClassifier, LinearEstimator, LinearRegressor
 from runtime.engine.estimator import Estimator
 from runtime.engine.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from runtime.engine.run_config import RunConfig
@@ -63,6 +64,9 @@ __all__ = [
     "FinalOpsHook",
     "GlobalStepWaiterHook",
     "LatestExporter",
+    "LinearClassifier",
+    "LinearEstimator",
+    "LinearRegressor",
     "LoggingTensorHook",
     "ModeKeys",
     "NanLossDuringTrainingError",

@@ -1,11 +1,12 @@
 """Finds the TensorFlow kernels that give other bits on TF 2.15 and TF 2.21 in a
 canned estimator's own training graph.
 
-``export META`` (TF 2.15, tensorflow-estimator): the binary DNNClassifier of
+``export NAME META`` (TF 2.15, tensorflow-estimator): estimator NAME of
 canned_estimators.py builds its TRAIN graph on the fixture's first batch, exported
-as a MetaGraph. ``replay META OUT.npz`` (either version, a plain Session): the
-graph's variables are initialized by its own seeded initializers, and every float
-output of every op the loss and its gradients need is saved. Ops whose outputs
+as a MetaGraph. ``replay META CHECKPOINT OUT.npz`` (either version, a plain
+Session): the graph's variables are restored from the legacy run's checkpoint (a
+trained state: a linear model's first step, from zeros, is exact everywhere), and
+every float output of every op the loss and its gradients need is saved. Ops whose outputs
 differ between the versions while all their inputs are equal are the kernels that
 changed (tests/test_canned_estimators.py).
 """
@@ -16,21 +17,22 @@ import numpy as np
 import tensorflow as tf
 
 
-def export(meta_path: str) -> None:
+def export(name: str, meta_path: str) -> None:
     import canned_estimators as fixture
 
+    make_estimator, all_labels = fixture.ESTIMATORS[name]
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.set_random_seed(7)
         features = {key: tf.constant(value[:8]) for key, value in fixture.FEATURES.items()}
-        labels = tf.constant(fixture.INCOME[:8])
-        est = tf.estimator.DNNClassifier([8, 4], fixture.columns())
+        labels = tf.constant(all_labels[:8])
+        est = make_estimator(None)
         spec = est.model_fn(features, labels, tf.estimator.ModeKeys.TRAIN, est.config)
         tf.compat.v1.add_to_collection("probe_loss", spec.loss)
         tf.compat.v1.train.export_meta_graph(meta_path, graph=graph)
 
 
-def replay(meta_path: str, out_path: str) -> None:
+def replay(meta_path: str, checkpoint: str, out_path: str) -> None:
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.train.import_meta_graph(meta_path)
@@ -38,7 +40,7 @@ def replay(meta_path: str, out_path: str) -> None:
         gradients = [op for op in graph.get_operations() if "gradients" in op.name]
         wanted = _needed_float_outputs([loss.op, *gradients])
         with tf.compat.v1.Session(graph=graph) as session:
-            session.run(tf.compat.v1.global_variables_initializer())
+            tf.compat.v1.train.Saver().restore(session, checkpoint)
             session.run(tf.compat.v1.tables_initializer())
             values = session.run({tensor.name: tensor for tensor in wanted})
     np.savez(out_path, **values)
@@ -61,6 +63,6 @@ def _needed_float_outputs(targets) -> list:
 
 if __name__ == "__main__":
     if sys.argv[1] == "export":
-        export(sys.argv[2])
+        export(sys.argv[2], sys.argv[3])
     else:
-        replay(sys.argv[2], sys.argv[3])
+        replay(sys.argv[2], sys.argv[3], sys.argv[4])

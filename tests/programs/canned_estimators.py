@@ -7,7 +7,7 @@ dict (every metric key), predictions, every variable by name, and the exported
 SavedModel served on tf.Examples. Run under both interpreters; the outputs must
 match (tests/test_canned_estimators.py).
 
-Usage: python canned_estimators.py legacy|runtime MODEL_DIR
+Usage: python canned_estimators.py legacy|runtime MODEL_DIR [NAME ...]
 """
 
 import glob
@@ -58,6 +58,22 @@ def columns():
         fc.indicator_column(education),
         fc.embedding_column(occupation, dimension=3),
         fc.embedding_column(fc.crossed_column([age_buckets, "education"], 30), dimension=2),
+    ]
+
+
+def linear_columns():
+    """Categorical columns as they are, as wide models take them."""
+    fc = tf.feature_column
+    age = fc.numeric_column("age")
+    age_buckets = fc.bucketized_column(age, [25, 35, 45, 55])
+    return [
+        age,
+        age_buckets,
+        fc.categorical_column_with_vocabulary_list(
+            "education", ["Bachelors", "HS-grad", "Masters", "Doctorate"], num_oov_buckets=1
+        ),
+        fc.categorical_column_with_hash_bucket("occupation", 20),
+        fc.crossed_column([age_buckets, "education"], 30),
     ]
 
 
@@ -159,43 +175,71 @@ def config():
     return estimator.RunConfig(tf_random_seed=7, save_summary_steps=1)
 
 
+# name: (a function of model_dir making the estimator, the labels it learns)
+ESTIMATORS = {
+    "binary": (
+        lambda d: estimator.DNNClassifier([8, 4], columns(), model_dir=d, config=config()),
+        INCOME,
+    ),
+    "multi_class": (
+        lambda d: estimator.DNNClassifier(
+            [6],
+            columns(),
+            model_dir=d,
+            n_classes=3,
+            label_vocabulary=["low", "mid", "high"],
+            dropout=0.25,
+            config=config(),
+        ),
+        LEVEL,
+    ),
+    "regression": (
+        lambda d: estimator.DNNRegressor(
+            [5, 3],
+            columns(),
+            model_dir=d,
+            weight_column="weight",
+            optimizer="Adam",
+            activation_fn=tf.nn.tanh,
+            config=config(),
+        ),
+        SPEND,
+    ),
+    "linear_binary": (
+        lambda d: estimator.LinearClassifier(
+            linear_columns(),
+            model_dir=d,
+            weight_column="weight",
+            sparse_combiner="sqrtn",
+            config=config(),
+        ),
+        INCOME,
+    ),
+    "linear_multi_class": (
+        lambda d: estimator.LinearClassifier(
+            linear_columns(),
+            model_dir=d,
+            n_classes=3,
+            label_vocabulary=["low", "mid", "high"],
+            optimizer=lambda: tf.keras.optimizers.legacy.SGD(0.01),
+            config=config(),
+        ),
+        LEVEL,
+    ),
+    "linear_regression": (
+        lambda d: estimator.LinearRegressor(linear_columns(), model_dir=d, config=config()),
+        SPEND,
+    ),
+}
+
+
 def main():
-    model_dir = sys.argv[2]
+    """Runs the estimators named after MODEL_DIR (all of them by default)."""
+    model_dir, chosen = sys.argv[2], set(sys.argv[3:]) or set(ESTIMATORS)
     record = {
-        "binary": run(
-            "binary",
-            lambda d: estimator.DNNClassifier([8, 4], columns(), model_dir=d, config=config()),
-            INCOME,
-            model_dir,
-        ),
-        "multi_class": run(
-            "multi_class",
-            lambda d: estimator.DNNClassifier(
-                [6],
-                columns(),
-                model_dir=d,
-                n_classes=3,
-                label_vocabulary=["low", "mid", "high"],
-                dropout=0.25,
-                config=config(),
-            ),
-            LEVEL,
-            model_dir,
-        ),
-        "regression": run(
-            "regression",
-            lambda d: estimator.DNNRegressor(
-                [5, 3],
-                columns(),
-                model_dir=d,
-                weight_column="weight",
-                optimizer="Adam",
-                activation_fn=tf.nn.tanh,
-                config=config(),
-            ),
-            SPEND,
-            model_dir,
-        ),
+        name: run(name, make_estimator, labels, model_dir)
+        for name, (make_estimator, labels) in ESTIMATORS.items()
+        if name in chosen
     }
     print(json.dumps(record))
 

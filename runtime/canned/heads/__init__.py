@@ -5,4 +5,27 @@ from runtime.canned.heads.head import Head
 from runtime.canned.heads.multi_class import MultiClassHead
 from runtime.canned.heads.regression import RegressionHead
 
-__all__ = ["BinaryClassHead", "Head", "MultiClassHead", "RegressionHead"]
+
+def classification_head(n_classes, weight_column, label_vocabulary, loss_reduction) -> Head:
+    """A classifier's head: binary for two classes, multi-class otherwise."""
+    if n_classes == 2:
+        return BinaryClassHead(
+            weight_column=weight_column,
+            label_vocabulary=label_vocabulary,
+            loss_reduction=loss_reduction,
+        )
+    return MultiClassHead(
+        n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+    )
+
+
+__all__ = [
+    "BinaryClassHead",
+    "Head",
+    "MultiClassHead",
+    "RegressionHead",
+    "classification_head",
+]
