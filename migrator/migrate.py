@@ -11,6 +11,7 @@ from migrator.diagnostics import CODES, RULES, Diagnostic
 from migrator.dialect import tensorflow_dialect
 from migrator.parsing import parse_with_libcst, parse_with_python
 from migrator.positions import Locator, physical_lines
+from migrator.tf1_flavours import tensorflow_import_needed
 from migrator.transform import Part, migrate_module
 
 ALL_CODES = frozenset(CODES) | frozenset(RULES)
@@ -65,7 +66,7 @@ def _migrate(
 ) -> Migration:
     tree = parse_with_python(code)
     lines = physical_lines(code)
-    part = Part(imports_before=imports_before, dialect=tensorflow_dialect(code, tree))
+    part = whole_file_part(code, tree, imports_before)
     if imports_before is None and chunked.worth_splitting(lines, tree, KNOWN_MODULES):
         migrated, diagnostics, reported = chunked.migrate_in_parts(
             code, tree, path=path, enabled=enabled, words=TRIGGER_WORDS, part=part
@@ -81,6 +82,16 @@ def _migrate(
         new.code,
         _in_order(transformer.diagnostics),
         frozenset(transformer.reported_names),
+    )
+
+
+def whole_file_part(code: str, tree, imports_before: str | None = None) -> Part:
+    """What every pass over the file shares, read from the whole file."""
+    dialect = tensorflow_dialect(code, tree)
+    return Part(
+        imports_before=imports_before,
+        dialect=dialect,
+        added_tensorflow=tensorflow_import_needed(tree, dialect),
     )
 
 

@@ -54,6 +54,8 @@ class Part:
     earlier_edits: ModuleEdits = dataclasses.field(default_factory=ModuleEdits)
     imports_before: str | None = None
     dialect: str = dialect.UNKNOWN  # the TensorFlow the whole file was written for
+    # the name of an ``import tensorflow`` the file gets (``migrator.tf1_flavours``)
+    added_tensorflow: str | None = None
 
 
 class MigrateTransformer(cst.CSTTransformer):
@@ -85,13 +87,11 @@ class MigrateTransformer(cst.CSTTransformer):
         self.edits = ModuleEdits()
         # runtime module -> the name this file binds it to (from a rewritten import)
         self._bound: dict[str, str] = {}
-        # TF 1 flavours of canned estimators reported so far: each once per file,
-        # as a second run (which reports its import) does
-        self._tf1_flavours_reported: set[str] = set()
         self._inner_attributes: set[int] = set()  # ids of attributes inside a longer chain
         self._calls_by_callee: dict[int, cst.Call] = {}
         self._occurrence: dict[int, tuple] = {}
-        self._global_imports: dict[str, str] | None = None  # see _global_modules
+        self._global_imports: dict[str, tuple[str, int]] | None = None  # see _global_modules
+        self._import_statement_keys: dict[int, int] = {}  # id of an import -> its statement
         self._top_level: dict[int, int] = {}  # id of a module statement -> its order key
         self._statement_key = 0  # order key of the module statement being visited
         self.body_keys: list[int] = []  # the order key of each statement of the result
@@ -138,9 +138,11 @@ class MigrateTransformer(cst.CSTTransformer):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self._count(node)
+        self._import_statement_keys[id(node)] = self._statement_key
 
     def visit_Import(self, node: cst.Import) -> None:
         self._count(node)
+        self._import_statement_keys[id(node)] = self._statement_key
 
     def visit_Call(self, node: cst.Call) -> None:
         self._calls_by_callee[id(node.func)] = node
@@ -202,9 +204,6 @@ class MigrateTransformer(cst.CSTTransformer):
         v1_name = self._tf1_flavour_of(qualified, canonical)
         if v1_name is None:
             return True
-        if v1_name in self._tf1_flavours_reported:
-            return False
-        self._tf1_flavours_reported.add(v1_name)
         name = canonical.rpartition(".")[2]
         self._report(
             node,
@@ -220,20 +219,12 @@ class MigrateTransformer(cst.CSTTransformer):
 
     def _tf1_flavour_reference(self, original, updated, qualified: str, v1_name: str):
         """``est.DNNClassifier`` in TF 1 code, spelled ``tf.compat.v1.estimator.
-        DNNClassifier``, or imported under that name where the file has no ``import
-        tensorflow``: never left to reach the runtime's TF 2 flavour through a
-        namespace import the migration rewrites (``from tensorflow import estimator
-        as est``)."""
-        root = _root(original)
-        if isinstance(original, cst.Name) or not isinstance(root, cst.Name):
-            return updated  # an imported name (its import is rewritten), or a call's result
-        if self._qualified(root) == "tensorflow" or self._from_global_tensorflow(v1_name):
-            return self._tensorflow_reference(original, updated, qualified, v1_name)
-        module, _, name = v1_name.rpartition(".")
-        alias = name if name not in self._global_scope else f"tf1_{name}"
-        self._need_import((module, name, None if alias == name else alias))
-        self.edits.rewritten_roots[root.value] += 1
-        return _keeping_parentheses(updated, cst.Name(alias))
+        DNNClassifier`` (through the ``import tensorflow`` the file gets if it has
+        none, ``migrator.tf1_flavours``): never left to reach the runtime's TF 2
+        flavour through the estimator module's alias, whose import is rewritten."""
+        if isinstance(original, cst.Name):
+            return updated  # an imported name: its import is rewritten
+        return self._tensorflow_reference(original, updated, qualified, v1_name)
 
     def _tf1_flavour_of(self, qualified: str, canonical: str) -> str | None:
         """``tensorflow.compat.v1.estimator.X`` if ``qualified`` means the TF 1
@@ -449,19 +440,30 @@ class MigrateTransformer(cst.CSTTransformer):
     def _from_global_tensorflow(self, replacement: str) -> cst.BaseExpression | None:
         """``replacement`` through a global name bound to ``tensorflow``, or to
         ``tensorflow.compat.v1`` for replacements under ``tensorflow.compat``
-        (whose other names would mean the v1 symbol there)."""
-        for name, bound in self._global_modules().items():
+        (whose other names would mean the v1 symbol there); only a name whose import
+        the module runs before the statement being migrated."""
+        bound_here = {
+            name: bound
+            for name, (bound, statement_key) in self._global_modules().items()
+            if statement_key is not None and statement_key <= self._statement_key
+        }
+        for name, bound in bound_here.items():
             if bound == "tensorflow":
+                if name == self._part.added_tensorflow:  # the import this use needs
+                    self._need_import(("", "tensorflow", None if name == "tensorflow" else name))
                 return dotted(name + replacement[len("tensorflow") :])
-        for name, bound in self._global_modules().items():
+        for name, bound in bound_here.items():
             if bound == "tensorflow.compat.v1" and replacement.startswith("tensorflow.compat."):
                 if replacement.startswith(bound + "."):
                     return dotted(name + replacement[len(bound) :])
                 return dotted(name + replacement[len("tensorflow") :])
         return None
 
-    def _global_modules(self) -> dict[str, str]:
-        """Global names bound by an import, with the one qualified name each has."""
+    def _global_modules(self) -> dict[str, tuple[str, int | None]]:
+        """Global names bound by an import: the one qualified name each has, and the
+        order key of the module statement holding the import (None: not visited yet,
+        so after the current one); the ``import tensorflow`` the file gets, if it
+        gets one, comes first."""
         if self._global_imports is None:
             self._global_imports = {}
             for assignment in self._global_scope.assignments:
@@ -469,8 +471,17 @@ class MigrateTransformer(cst.CSTTransformer):
                     continue
                 names = self._global_scope.get_qualified_names_for(assignment.name)
                 if len(names) == 1:
-                    self._global_imports[assignment.name] = next(iter(names)).name
-        return self._global_imports
+                    self._global_imports[assignment.name] = (
+                        next(iter(names)).name,
+                        id(assignment.node),
+                    )
+        found = {
+            name: (bound, self._import_statement_keys.get(node_id))
+            for name, (bound, node_id) in self._global_imports.items()
+        }
+        if self._part.added_tensorflow:
+            found[self._part.added_tensorflow] = ("tensorflow", -1)
+        return found
 
     # --------------------------------------------------------------- imports
     def leave_ImportFrom(

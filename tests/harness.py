@@ -76,22 +76,29 @@ def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600)
     return Trace.load(out)
 
 
-def side_by_side_records(program: Path, model_dir: Path) -> tuple:
+def side_by_side_records(program: Path, model_dir: Path, args=()) -> tuple:
     """``(legacy, runtime)``: the JSON a test program prints when run as
-    ``program legacy|runtime MODEL_DIR`` under each interpreter."""
+    ``program legacy|runtime MODEL_DIR [ARGS]`` under each interpreter."""
+    return (
+        program_record(LEGACY_PYTHON, program, "legacy", model_dir / "legacy", args),
+        program_record(MAIN_PYTHON, program, "runtime", model_dir / "runtime", args),
+    )
+
+
+def program_record(python: Path, program: Path, side: str, model_dir: Path, args=()) -> dict:
+    """The JSON ``program SIDE MODEL_DIR [ARGS]`` prints under ``python`` (the
+    runtime side also runs on TF 2.15: the legacy interpreter with the repository
+    importable and tf-keras installed)."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=str(REPO))
     env.pop("TF_CONFIG", None)
-    records = []
-    for python, side in ((LEGACY_PYTHON, "legacy"), (MAIN_PYTHON, "runtime")):
-        result = subprocess.run(
-            [str(python), str(program), side, str(model_dir / side)],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-        )
-        records.append(json.loads(result.stdout))
-    return tuple(records)
+    result = subprocess.run(
+        [str(python), str(program), side, str(model_dir), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return json.loads(result.stdout)
 
 
 def program_command(program: Path, *, legacy: bool) -> list[str]:

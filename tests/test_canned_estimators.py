@@ -6,7 +6,8 @@ Everything is bit for bit but the binary classifiers: their sigmoid
 cross-entropy's gradient goes through Log1p's gradient, whose Reciprocal kernel
 gives other last bits on TF 2.21 (shown on each fixture's own graph, in a plain
 Session on both versions, by test_the_binary_heads_drift_is_tf_2_21_s_reciprocal).
-Their values are compared each with its own magnitude, within 1e-6.
+Their values are compared each with its own magnitude, within 1e-6; and the runtime
+itself, run on TF 2.15's kernels, equals the legacy run bit for bit.
 """
 
 import subprocess
@@ -19,6 +20,7 @@ from harness import (
     MAIN_PYTHON,
     REPO,
     assert_relatively_close,
+    program_record,
     side_by_side_records,
 )
 
@@ -29,7 +31,7 @@ PROBE = REPO / "tests" / "programs" / "canned_drift_probe.py"
 # order-1 weights that nearly cancel (a logit near 0).
 RECIPROCAL_DRIFT_RTOL = 1e-6
 RECIPROCAL_DRIFT_FLOOR = 1e-6
-DRIFTING = ("binary", "linear_binary")
+DRIFTING = ("binary", "linear_binary", "wide_deep_binary")
 MODELS = (
     "binary",
     "multi_class",
@@ -37,6 +39,9 @@ MODELS = (
     "linear_binary",
     "linear_multi_class",
     "linear_regression",
+    "wide_deep_binary",
+    "wide_deep_multi_class",
+    "wide_deep_regression",
 )
 
 # The keys TensorFlow's heads produce (tensorflow-estimator's metric_keys and
@@ -75,28 +80,51 @@ HEADS = {
     ),
 }
 # The variables each family names as TensorFlow named them.
+_DNN_VARIABLES = {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias"}
+_LINEAR_VARIABLES = {"linear/linear_model/bias_weights", "linear/linear_model/education/weights"}
 FAMILY_VARIABLES = {
-    "dnn": {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias"},
-    "linear": {"linear/linear_model/bias_weights", "linear/linear_model/education/weights"},
+    "dnn": _DNN_VARIABLES,
+    "linear": _LINEAR_VARIABLES,
+    "wide_deep": _DNN_VARIABLES | _LINEAR_VARIABLES,
 }
 
 
-def _head_of(model: str) -> str:
-    return model.removeprefix("linear_")
+def _family_and_head(model: str) -> tuple[str, str]:
+    """``wide_deep_binary`` -> ``("wide_deep", "binary")``; ``binary`` -> ``("dnn", ...)``."""
+    for family in ("linear", "wide_deep"):
+        if model.startswith(family + "_"):
+            return family, model.removeprefix(family + "_")
+    return "dnn", model
 
 
-def _family_of(model: str) -> str:
-    return "linear" if model.startswith("linear_") else "dnn"
+class CannedRuns:
+    """Each estimator of the program, run on both sides once per test process
+    (tests of one estimator share its run; xdist workers run what they need)."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self._records = {}
+
+    def records(self, model: str) -> tuple[dict, dict]:
+        if model not in self._records:
+            legacy, runtime = side_by_side_records(PROGRAM, self.directory, args=[model])
+            self._records[model] = legacy[model], runtime[model]
+        return self._records[model]
+
+    def runtime_on_tf_2_15(self, model: str) -> dict:
+        record = program_record(
+            LEGACY_PYTHON, PROGRAM, "runtime", self.directory / "runtime on 2.15", [model]
+        )
+        return record[model]
+
+    def legacy_checkpoint(self, model: str) -> str:
+        self.records(model)
+        return tf.train.latest_checkpoint(str(self.directory / "legacy" / model))
 
 
 @pytest.fixture(scope="module")
-def model_dirs(tmp_path_factory):
-    return tmp_path_factory.mktemp("canned")
-
-
-@pytest.fixture(scope="module")
-def records(model_dirs):
-    return side_by_side_records(PROGRAM, model_dirs)
+def runs(tmp_path_factory):
+    return CannedRuns(tmp_path_factory.mktemp("canned"))
 
 
 def assert_same(actual, expected, *, what: str, rtol: float) -> None:
@@ -119,13 +147,14 @@ def assert_same(actual, expected, *, what: str, rtol: float) -> None:
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_losses_metrics_predictions_serving_and_variables_match(records, model):
-    legacy, runtime = (side[model] for side in records)
-    metrics, predictions, signatures = HEADS[_head_of(model)]
+def test_losses_metrics_predictions_serving_and_variables_match(runs, model):
+    legacy, runtime = runs.records(model)
+    family, head = _family_and_head(model)
+    metrics, predictions, signatures = HEADS[head]
     assert set(legacy["evaluate"]) == metrics
     assert set(legacy["predictions"][0]) == predictions
     assert set(legacy["served"]) == signatures
-    assert FAMILY_VARIABLES[_family_of(model)] <= set(legacy["variables"])
+    assert FAMILY_VARIABLES[family] <= set(legacy["variables"])
     assert len(legacy["summaries"]["loss"]) == 12  # every step's loss
     rtol = RECIPROCAL_DRIFT_RTOL if model in DRIFTING else 0.0
     for part in ("summaries", "evaluate", "predictions", "served", "variables"):
@@ -133,12 +162,22 @@ def test_losses_metrics_predictions_serving_and_variables_match(records, model):
 
 
 @pytest.mark.parametrize("model", DRIFTING)
-def test_the_binary_heads_drift_is_tf_2_21_s_reciprocal(tmp_path, records, model_dirs, model):
+def test_on_tf_2_15_s_kernels_the_binary_heads_are_bit_identical(runs, model):
+    """The runtime itself adds nothing to the drift: on the kernels the legacy run
+    used, everything it computes is the legacy run's, bit for bit."""
+    legacy, _ = runs.records(model)
+    on_tf_2_15 = runs.runtime_on_tf_2_15(model)
+    for part in ("summaries", "evaluate", "predictions", "served", "variables"):
+        assert_same(on_tf_2_15[part], legacy[part], what=f"{model}/{part}", rtol=0.0)
+
+
+@pytest.mark.parametrize("model", DRIFTING)
+def test_the_binary_heads_drift_is_tf_2_21_s_reciprocal(tmp_path, runs, model):
     """The fixture's TRAIN graph, built by tensorflow-estimator on TF 2.15, replayed
     from the legacy run's last checkpoint in a plain Session on each version: the
     only ops whose outputs differ while all their inputs are equal are Reciprocal
     ops (Log1p's gradient)."""
-    checkpoint = tf.train.latest_checkpoint(str(model_dirs / "legacy" / model))
+    checkpoint = runs.legacy_checkpoint(model)
     meta = tmp_path / f"{model}.meta"
     outputs = {"2.15": tmp_path / "tf215.npz", "2.21": tmp_path / "tf221.npz"}
     programs = REPO / "tests" / "programs"

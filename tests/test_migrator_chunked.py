@@ -12,10 +12,15 @@ from program_strategies import programs
 
 from migrator import chunked
 from migrator.deep_stack import call_with_deep_stack
-from migrator.dialect import tensorflow_dialect
-from migrator.migrate import ALL_CODES, KNOWN_MODULES, TRIGGER, TRIGGER_WORDS, migrate_code
+from migrator.migrate import (
+    ALL_CODES,
+    KNOWN_MODULES,
+    TRIGGER,
+    TRIGGER_WORDS,
+    migrate_code,
+    whole_file_part,
+)
 from migrator.segments import has_wildcard_import
-from migrator.transform import Part
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(
@@ -35,7 +40,7 @@ def in_parts(code: str, part_lines: int):
         path="module.py",
         enabled=ALL_CODES,
         words=TRIGGER_WORDS,
-        part=Part(dialect=tensorflow_dialect(code, tree)),
+        part=whole_file_part(code, tree),
         part_lines=part_lines,
     )
 

@@ -84,6 +84,17 @@ class DNNModel(tf_keras.Model):
         return logits
 
 
+def dnn_logits(
+    features, mode, units, hidden_units, feature_columns, activation_fn, dropout, batch_norm
+):
+    """The DNN's logits, trainable variables and update ops (batch norm's)."""
+    model = DNNModel(
+        units, hidden_units, feature_columns, activation_fn, dropout, batch_norm, name="dnn"
+    )
+    logits = model(features, mode)
+    return logits, model.trainable_variables, model.updates
+
+
 def dnn_model_fn(
     features,
     labels,
@@ -98,16 +109,16 @@ def dnn_model_fn(
 ):
     """The model_fn of the DNN estimators."""
     require_features_dict(features)
-    model = DNNModel(
+    logits, trainable_variables, update_ops = dnn_logits(
+        features,
+        mode,
         head.logits_dimension,
         hidden_units,
         feature_columns,
         activation_fn,
         dropout,
         batch_norm,
-        name="dnn",
     )
-    logits = model(features, mode)
     if mode == ModeKeys.TRAIN:
         optimizer = keras_optimizer(optimizer)
         # The optimizer counts its steps in the global step, which hooks read.
@@ -118,8 +129,8 @@ def dnn_model_fn(
         labels=labels,
         optimizer=optimizer,
         logits=logits,
-        trainable_variables=model.trainable_variables,
-        update_ops=model.updates,
+        trainable_variables=trainable_variables,
+        update_ops=update_ops,
     )
 
 

@@ -46,7 +46,18 @@ def keras_optimizer(optimizer, learning_rate: float | None = None):
         raise ValueError(
             f"The given object is not a tf.keras.optimizers.Optimizer instance. Given: {optimizer}"
         )
-    return optimizer
+    return _unused_copy(optimizer)
+
+
+def _unused_copy(optimizer):
+    """The same optimizer with no weights yet. Each legacy call built model_fn's
+    graph once; the runtime builds it more than once per call (discovery, then the
+    traced step), and a Keras optimizer's weights belong to the graph it first ran
+    in. A subclass its config cannot rebuild is used as it is."""
+    try:
+        return type(optimizer).from_config(optimizer.get_config())
+    except (TypeError, ValueError, NotImplementedError):
+        return optimizer
 
 
 def _has_default_learning_rate(cls) -> bool:

@@ -5,6 +5,11 @@ import tensorflow as tf
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.spec import EstimatorSpec
 from runtime.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
+from runtime.canned.dnn_linear_combined import (
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedEstimator,
+    DNNLinearCombinedRegressor,
+)
 from runtime.canned.heads import BinaryClassHead, Head, MultiClassHead, RegressionHead
 from runtime.canned.linear import LinearClassifier, LinearEstimator, LinearRegressor
 from runtime.engine.estimator import Estimator
@@ -48,6 +53,9 @@ __all__ = [
     "BinaryClassHead",
     "DNNClassifier",
     "DNNEstimator",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedEstimator",
+    "DNNLinearCombinedRegressor",
     "DNNRegressor",
     "Head",
     "MultiClassHead",

@@ -230,6 +230,43 @@ ESTIMATORS = {
         lambda d: estimator.LinearRegressor(linear_columns(), model_dir=d, config=config()),
         SPEND,
     ),
+    "wide_deep_binary": (
+        lambda d: estimator.DNNLinearCombinedClassifier(
+            model_dir=d,
+            linear_feature_columns=linear_columns(),
+            dnn_feature_columns=columns(),
+            dnn_hidden_units=[8, 4],
+            config=config(),
+        ),
+        INCOME,
+    ),
+    "wide_deep_multi_class": (
+        lambda d: estimator.DNNLinearCombinedClassifier(
+            model_dir=d,
+            linear_feature_columns=linear_columns(),
+            linear_optimizer="SGD",
+            linear_sparse_combiner="mean",
+            dnn_feature_columns=columns(),
+            dnn_optimizer=tf.keras.optimizers.legacy.Adam(0.01),
+            dnn_hidden_units=[6],
+            dnn_dropout=0.2,
+            n_classes=3,
+            label_vocabulary=["low", "mid", "high"],
+            config=config(),
+        ),
+        LEVEL,
+    ),
+    "wide_deep_regression": (
+        lambda d: estimator.DNNLinearCombinedRegressor(
+            model_dir=d,
+            linear_feature_columns=linear_columns(),
+            dnn_feature_columns=columns(),
+            dnn_hidden_units=[4],
+            weight_column="weight",
+            config=config(),
+        ),
+        SPEND,
+    ),
 }
 
 
