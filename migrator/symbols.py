@@ -49,6 +49,9 @@ PRIVATE_MODULE = re.compile(
 RUNTIME_SYMBOLS = frozenset(
     {
         "estimator",
+        "estimator.BaselineClassifier",
+        "estimator.BaselineEstimator",
+        "estimator.BaselineRegressor",
         "estimator.BestExporter",
         "estimator.BinaryClassHead",
         "estimator.CheckpointSaverHook",
@@ -155,6 +158,9 @@ RUNTIME_SYMBOLS = frozenset(
 # losses) would train differently, so they are reported instead.
 TF2_FLAVOUR_ONLY = frozenset(
     {
+        "estimator.BaselineClassifier",
+        "estimator.BaselineEstimator",
+        "estimator.BaselineRegressor",
         "estimator.DNNClassifier",
         "estimator.DNNEstimator",
         "estimator.DNNLinearCombinedClassifier",

@@ -22,48 +22,58 @@ _ALIASES = ("tf", "tensorflow", "tensorflow_v1_flavours")
 
 def tensorflow_import_needed(tree: ast.Module, dialect: str) -> str | None:
     """The name an added ``import tensorflow`` binds, if the file needs one for
-    such a use; else None."""
+    such a use (one at a module statement no unambiguous ``import tensorflow``
+    precedes); else None."""
     if dialect != TF1:
         return None
     imports = _global_imports(tree)
     bound = _bound_names(tree)
-    if any(qualified == "tensorflow" and bound[name] == 1 for name, qualified in imports):
-        return None
+    first_tensorflow = min(
+        (
+            index
+            for name, qualified, index in imports
+            if qualified == "tensorflow" and bound[name] == 1
+        ),
+        default=len(tree.body),
+    )
     aliases = {
         name
-        for name, qualified in imports
+        for name, qualified, _ in imports
         if symbols.namespace(qualified) == "estimator" and not symbols.tf1_flavour(qualified + ".")
     }
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in aliases
-            and f"estimator.{node.attr}" in symbols.TF2_FLAVOUR_ONLY
-        ):
-            return next(alias for alias in _ALIASES if alias not in bound)
+    for statement in tree.body[:first_tensorflow]:
+        for node in ast.walk(statement):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and f"estimator.{node.attr}" in symbols.TF2_FLAVOUR_ONLY
+            ):
+                return next(alias for alias in _ALIASES if alias not in bound)
     return None
 
 
-def _global_imports(tree: ast.Module) -> list[tuple[str, str]]:
-    """``(name, what it names)`` for each name a module-level import binds."""
+def _global_imports(tree: ast.Module) -> list[tuple[str, str, int]]:
+    """``(name, what it names, statement index)`` for each name a module-level
+    import statement binds."""
     bindings = []
-    for node in tree.body:
+    for index, node in enumerate(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 name = alias.asname or alias.name.split(".")[0]
-                bindings.append((name, alias.name if alias.asname else name))
+                bindings.append((name, alias.name if alias.asname else name, index))
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             for alias in node.names:
                 if alias.name != "*":
-                    bindings.append((alias.asname or alias.name, f"{node.module}.{alias.name}"))
+                    qualified = f"{node.module}.{alias.name}"
+                    bindings.append((alias.asname or alias.name, qualified, index))
     return bindings
 
 
 def _bound_names(tree: ast.Module) -> Counter:
     """How often each name is bound anywhere in the file (imports, assignments,
     definitions): a name bound more than once may not name what one import says."""
-    bound = Counter(name for name, _ in _global_imports(tree))
+    bound = Counter(name for name, _, _ in _global_imports(tree))
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound[node.id] += 1

@@ -4,8 +4,9 @@ binary and a three-class DNNClassifier and a DNNRegressor on both sides.
 
 Everything is bit for bit but the binary classifiers: their sigmoid
 cross-entropy's gradient goes through Log1p's gradient, whose Reciprocal kernel
-gives other last bits on TF 2.21 (shown on each fixture's own graph, in a plain
-Session on both versions, by test_the_binary_heads_drift_is_tf_2_21_s_reciprocal).
+gives other last bits on TF 2.21, and their predicted probability through the
+Sigmoid kernel, which does too (shown on each fixture's own graphs, in a plain
+Session on both versions, by test_the_binary_heads_drift_is_tf_2_21_s_kernels).
 Their values are compared each with its own magnitude, within 1e-6; and the runtime
 itself, run on TF 2.15's kernels, equals the legacy run bit for bit.
 """
@@ -26,12 +27,13 @@ from harness import (
 
 PROGRAM = REPO / "tests" / "programs" / "canned_estimators.py"
 PROBE = REPO / "tests" / "programs" / "canned_drift_probe.py"
-# The binary heads' values drift by a few ulps per step (TF 2.21's Reciprocal):
+# The binary heads' values drift by a few ulps (TF 2.21's Reciprocal and Sigmoid):
 # each value within 1e-6 of its own size, or within 1e-6 where it is a sum of
 # order-1 weights that nearly cancel (a logit near 0).
 RECIPROCAL_DRIFT_RTOL = 1e-6
 RECIPROCAL_DRIFT_FLOOR = 1e-6
-DRIFTING = ("binary", "linear_binary", "wide_deep_binary")
+DRIFTING = ("binary", "linear_binary", "wide_deep_binary", "baseline_binary")
+DRIFTING_KERNELS = {"Reciprocal", "Sigmoid"}
 MODELS = (
     "binary",
     "multi_class",
@@ -42,6 +44,9 @@ MODELS = (
     "wide_deep_binary",
     "wide_deep_multi_class",
     "wide_deep_regression",
+    "baseline_binary",
+    "baseline_multi_class",
+    "baseline_regression",
 )
 
 # The keys TensorFlow's heads produce (tensorflow-estimator's metric_keys and
@@ -81,17 +86,19 @@ HEADS = {
 }
 # The variables each family names as TensorFlow named them.
 _DNN_VARIABLES = {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias"}
+_BASELINE_VARIABLES = {"baseline/bias"}
 _LINEAR_VARIABLES = {"linear/linear_model/bias_weights", "linear/linear_model/education/weights"}
 FAMILY_VARIABLES = {
     "dnn": _DNN_VARIABLES,
     "linear": _LINEAR_VARIABLES,
     "wide_deep": _DNN_VARIABLES | _LINEAR_VARIABLES,
+    "baseline": _BASELINE_VARIABLES,
 }
 
 
 def _family_and_head(model: str) -> tuple[str, str]:
     """``wide_deep_binary`` -> ``("wide_deep", "binary")``; ``binary`` -> ``("dnn", ...)``."""
-    for family in ("linear", "wide_deep"):
+    for family in ("linear", "wide_deep", "baseline"):
         if model.startswith(family + "_"):
             return family, model.removeprefix(family + "_")
     return "dnn", model
@@ -172,17 +179,26 @@ def test_on_tf_2_15_s_kernels_the_binary_heads_are_bit_identical(runs, model):
 
 
 @pytest.mark.parametrize("model", DRIFTING)
-def test_the_binary_heads_drift_is_tf_2_21_s_reciprocal(tmp_path, runs, model):
-    """The fixture's TRAIN graph, built by tensorflow-estimator on TF 2.15, replayed
-    from the legacy run's last checkpoint in a plain Session on each version: the
-    only ops whose outputs differ while all their inputs are equal are Reciprocal
-    ops (Log1p's gradient)."""
+def test_the_binary_heads_drift_is_tf_2_21_s_kernels(tmp_path, runs, model):
+    """The fixture's TRAIN and EVAL graphs, built by tensorflow-estimator on TF
+    2.15, replayed from the legacy run's last checkpoint in a plain Session on each
+    version: the only ops whose outputs differ while all their inputs are equal are
+    Reciprocal (Log1p's gradient) and Sigmoid ops, and some do."""
     checkpoint = runs.legacy_checkpoint(model)
-    meta = tmp_path / f"{model}.meta"
-    outputs = {"2.15": tmp_path / "tf215.npz", "2.21": tmp_path / "tf221.npz"}
+    changed = set()
+    for mode in ("train", "eval"):
+        changed |= _changed_kernels(tmp_path / mode, model, mode, checkpoint)
+    assert changed and changed <= DRIFTING_KERNELS
+
+
+def _changed_kernels(directory, model: str, mode: str, checkpoint: str) -> set[str]:
+    directory.mkdir()
+    meta = directory / "graph.meta"
     programs = REPO / "tests" / "programs"
-    subprocess.run([LEGACY_PYTHON, PROBE, "export", model, meta], cwd=programs, check=True)
+    subprocess.run([LEGACY_PYTHON, PROBE, "export", model, mode, meta], cwd=programs, check=True)
+    outputs = {}
     for version, python in (("2.15", LEGACY_PYTHON), ("2.21", MAIN_PYTHON)):
+        outputs[version] = directory / f"{version}.npz"
         subprocess.run(
             [python, PROBE, "replay", meta, checkpoint, outputs[version]],
             cwd=programs,
@@ -194,12 +210,11 @@ def test_the_binary_heads_drift_is_tf_2_21_s_reciprocal(tmp_path, runs, model):
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.train.import_meta_graph(str(meta))
-    changed_kernels = {
+    return {
         graph.get_tensor_by_name(name).op.type
         for name in differing
         if not any(t.name in differing for t in graph.get_tensor_by_name(name).op.inputs)
     }
-    assert changed_kernels == {"Reciprocal"}
 
 
 @pytest.mark.parametrize(

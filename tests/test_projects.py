@@ -120,6 +120,17 @@ PROJECTS = [
         record_inputs={"examples": "data/eval.tfrecord", "inputs": "data/eval.tfrecord"},
     ),
     Project(
+        name="census_wide_deep",
+        commands=(("-m", "trainer.task", "--job-dir={out}", "--save-summary-steps=1"),),
+        results=("final_metrics.json",),
+        model_dirs=("model",),
+        exports=("model/export/census",),
+        record_inputs={"examples": "data/serving.tfrecord", "inputs": "data/serving.tfrecord"},
+        # the binary head: Log1p's gradient in its sigmoid cross-entropy, and its
+        # probabilities (tests/test_canned_estimators.py shows both on its own graphs)
+        kernel_drift=("Reciprocal", "Sigmoid"),
+    ),
+    Project(
         name="housing_notebook",
         commands=(
             (

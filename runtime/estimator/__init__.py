@@ -4,6 +4,7 @@ import tensorflow as tf
 
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.spec import EstimatorSpec
+from runtime.canned.baseline import BaselineClassifier, BaselineEstimator, BaselineRegressor
 from runtime.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
 from runtime.canned.dnn_linear_combined import (
     DNNLinearCombinedClassifier,
@@ -49,6 +50,9 @@ def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
 
 
 __all__ = [
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
     "BestExporter",
     "BinaryClassHead",
     "DNNClassifier",

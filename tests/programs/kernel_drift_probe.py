@@ -12,6 +12,8 @@ INPUT = np.random.RandomState(0).normal(size=(16, 16, 16)).astype(np.float32)
 KERNELS = {
     "Tanh": tf.tanh,
     "Pow": lambda x: tf.pow(x, 3.0),
+    "Reciprocal": tf.math.reciprocal,
+    "Sigmoid": tf.math.sigmoid,
     # controls: kernels that give the same bits on both versions
     "Relu": tf.nn.relu,
     "MatMul": lambda x: tf.matmul(x, x, transpose_b=True),
