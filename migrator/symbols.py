@@ -41,7 +41,7 @@ NAMESPACES = {
 # (sub)package, so that a lowercase function in it is not taken for a module.
 PRIVATE_MODULE = re.compile(
     r"^(?:tensorflow|tensorflow_estimator)\.python\.estimator"
-    r"(?P<sub>\.export|\.inputs|\.tpu)?(?:\.[a-z_]+)?$"
+    r"(?P<sub>\.export|\.inputs|\.tpu|\.canned)?(?:\.[a-z_]+)?$"
 )
 
 # Everything the runtime exports, by canonical name. tests/test_migrator_symbols.py
@@ -54,6 +54,9 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.BaselineRegressor",
         "estimator.BestExporter",
         "estimator.BinaryClassHead",
+        "estimator.canned",
+        "estimator.canned.MetricKeys",
+        "estimator.canned.PredictionKeys",
         "estimator.CheckpointSaverHook",
         "estimator.CheckpointSaverListener",
         "estimator.DNNClassifier",
@@ -78,10 +81,12 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.LinearEstimator",
         "estimator.LinearRegressor",
         "estimator.LoggingTensorHook",
+        "estimator.LogisticRegressionHead",
         "estimator.ModeKeys",
         "estimator.MultiClassHead",
         "estimator.NanLossDuringTrainingError",
         "estimator.NanTensorHook",
+        "estimator.PoissonRegressionHead",
         "estimator.ProfilerHook",
         "estimator.RegressionHead",
         "estimator.RunConfig",
@@ -187,6 +192,7 @@ def tf1_flavour(qualified_name: str) -> bool:
 RUNTIME_MODULES = frozenset(
     {
         "estimator",
+        "estimator.canned",
         "estimator.export",
         "estimator.inputs",
         "estimator.tpu",
@@ -225,6 +231,7 @@ RUNTIME_ALIASES = {
     "estimator.export": "tf_estimator_export",
     "estimator.inputs": "tf_estimator_inputs",
     "estimator.tpu": "tf_estimator_tpu",
+    "estimator.canned": "tf_estimator_canned",
     "npu": "npu_runtime",
     "npu.npu_ops": "npu_ops",
     "npu.hccl_ops": "hccl_ops",

@@ -20,6 +20,16 @@ class MetricKeys:
     ACCURACY_AT_THRESHOLD = "accuracy/positive_threshold_%g"
     PRECISION_AT_THRESHOLD = "precision/positive_threshold_%g"
     RECALL_AT_THRESHOLD = "recall/positive_threshold_%g"
+    PRECISION_AT_RECALL = "precision_at_recall_%g"
+    RECALL_AT_PRECISION = "recall_at_precision_%g"
+    SENSITIVITY_AT_SPECIFICITY = "sensitivity_at_specificity_%g"
+    SPECIFICITY_AT_SENSITIVITY = "specificity_at_sensitivity_%g"
+    PROBABILITY_MEAN_AT_CLASS = "probability_mean/class%d"
+    AUC_AT_CLASS = "auc/class%d"
+    AUC_PR_AT_CLASS = "auc_precision_recall/class%d"
+    PROBABILITY_MEAN_AT_NAME = "probability_mean/%s"
+    AUC_AT_NAME = "auc/%s"
+    AUC_PR_AT_NAME = "auc_precision_recall/%s"
 
 
 class PredictionKeys:
@@ -33,6 +43,7 @@ class PredictionKeys:
     LOGITS = "logits"
     PREDICTIONS = "predictions"
     PROBABILITIES = "probabilities"
+    TOP_K = "top_k"
 
 
 DEFAULT_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY

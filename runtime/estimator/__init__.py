@@ -11,7 +11,14 @@ from runtime.canned.dnn_linear_combined import (
     DNNLinearCombinedEstimator,
     DNNLinearCombinedRegressor,
 )
-from runtime.canned.heads import BinaryClassHead, Head, MultiClassHead, RegressionHead
+from runtime.canned.heads import (
+    BinaryClassHead,
+    Head,
+    LogisticRegressionHead,
+    MultiClassHead,
+    PoissonRegressionHead,
+    RegressionHead,
+)
 from runtime.canned.linear import LinearClassifier, LinearEstimator, LinearRegressor
 from runtime.engine.estimator import Estimator
 from runtime.engine.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
@@ -80,9 +87,11 @@ __all__ = [
     "LinearEstimator",
     "LinearRegressor",
     "LoggingTensorHook",
+    "LogisticRegressionHead",
     "ModeKeys",
     "NanLossDuringTrainingError",
     "NanTensorHook",
+    "PoissonRegressionHead",
     "ProfilerHook",
     "RunConfig",
     "SessionRunArgs",

@@ -33,6 +33,8 @@ WEIGHT = _random.uniform(0.5, 2.0, ROWS).astype(np.float32)
 INCOME = ((AGE / 70 + HOURS / 60 + (EDUCATION == "Masters")) > 1.3).astype(np.int64)
 LEVEL = np.array(["low", "mid", "high"])[np.digitize(AGE + HOURS, [70, 95])]
 SPEND = (0.03 * AGE + 0.02 * HOURS).astype(np.float32)
+VISITS = np.floor(HOURS / 12).astype(np.float32)  # counts, for a Poisson head
+SHARE = (HOURS / 60).astype(np.float32)  # in [0, 1], for a logistic regression head
 
 FEATURES = {
     "age": AGE,
@@ -260,6 +262,21 @@ ESTIMATORS = {
         lambda d: estimator.BaselineRegressor(model_dir=d, config=config()),
         SPEND,
         ["hours"],
+    ),
+    "poisson_regression": (
+        lambda d: estimator.DNNEstimator(
+            estimator.PoissonRegressionHead(), [4], columns(), model_dir=d, config=config()
+        ),
+        VISITS,
+    ),
+    "logistic_regression": (
+        lambda d: estimator.LinearEstimator(
+            estimator.LogisticRegressionHead(weight_column="weight"),
+            linear_columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        SHARE,
     ),
     "wide_deep_binary": (
         lambda d: estimator.DNNLinearCombinedClassifier(

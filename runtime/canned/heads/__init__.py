@@ -3,7 +3,11 @@
 from runtime.canned.heads.binary_class import BinaryClassHead
 from runtime.canned.heads.head import Head
 from runtime.canned.heads.multi_class import MultiClassHead
-from runtime.canned.heads.regression import RegressionHead
+from runtime.canned.heads.regression import (
+    LogisticRegressionHead,
+    PoissonRegressionHead,
+    RegressionHead,
+)
 
 
 def classification_head(n_classes, weight_column, label_vocabulary, loss_reduction) -> Head:
@@ -25,7 +29,9 @@ def classification_head(n_classes, weight_column, label_vocabulary, loss_reducti
 __all__ = [
     "BinaryClassHead",
     "Head",
+    "LogisticRegressionHead",
     "MultiClassHead",
+    "PoissonRegressionHead",
     "RegressionHead",
     "classification_head",
 ]

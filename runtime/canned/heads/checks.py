@@ -89,16 +89,16 @@ def dense_labels(labels, logits, expected_dimension: int):
                 return tf.identity(labels, name=scope)
 
 
-def labels_in_range(labels, n_classes: int):
+def labels_in_range(labels, n_classes: int, message: str | None = None):
     """``labels``, asserted to lie in ``[0, n_classes)``."""
     with tf.compat.v1.name_scope("check_label_range", values=(labels,)):
         assert_less = tf.compat.v1.debugging.assert_less_equal(
             labels,
             tf.convert_to_tensor(n_classes - 1, dtype=labels.dtype),
-            message="Labels must be <= n_classes - 1",
+            message=message or "Labels must be <= n_classes - 1",
         )
         assert_greater = tf.compat.v1.debugging.assert_non_negative(
-            labels, message="Labels must be >= 0"
+            labels, message=message or "Labels must be >= 0"
         )
         with tf.control_dependencies((assert_less, assert_greater)):
             return tf.identity(labels)

@@ -1,5 +1,6 @@
-"""``tf.estimator.RegressionHead`` (and ``PoissonRegressionHead`` through
-``inverse_link_fn``): squared error on ``label_dimension`` outputs."""
+"""``tf.estimator.RegressionHead``: squared error on ``label_dimension`` outputs;
+and the two regression heads with their own loss and inverse link,
+``PoissonRegressionHead`` and ``LogisticRegressionHead``."""
 
 import tensorflow as tf
 import tf_keras
@@ -99,3 +100,53 @@ class RegressionHead(Head):
             REGRESS_SERVING_KEY: regression,
             PREDICT_SERVING_KEY: export_output.PredictOutput(predictions),
         }
+
+
+class PoissonRegressionHead(RegressionHead):
+    """Counts: the Poisson log loss on ``log(rate)`` logits, predictions ``exp``."""
+
+    def __init__(
+        self,
+        label_dimension=1,
+        weight_column=None,
+        loss_reduction=tf_keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
+        compute_full_loss=True,
+        name=None,
+    ):
+        self._compute_full_loss = compute_full_loss
+        super().__init__(
+            label_dimension=label_dimension,
+            weight_column=weight_column,
+            loss_reduction=loss_reduction,
+            loss_fn=self._poisson_loss,
+            inverse_link_fn=tf.math.exp,
+            name=name,
+        )
+
+    def _poisson_loss(self, labels, logits):
+        return tf.nn.log_poisson_loss(
+            targets=labels, log_input=logits, compute_full_loss=self._compute_full_loss
+        )
+
+
+class LogisticRegressionHead(RegressionHead):
+    """Values in [0, 1]: sigmoid cross-entropy, predictions ``sigmoid``."""
+
+    def __init__(
+        self,
+        weight_column=None,
+        loss_reduction=tf_keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
+        name=None,
+    ):
+        super().__init__(
+            label_dimension=1,
+            weight_column=weight_column,
+            loss_reduction=loss_reduction,
+            loss_fn=self._logistic_loss,
+            inverse_link_fn=tf.math.sigmoid,
+            name=name,
+        )
+
+    def _logistic_loss(self, labels, logits):
+        labels = checks.labels_in_range(labels, 2, message="Labels must be in range [0, 1]")
+        return tf.compat.v1.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
