@@ -11,7 +11,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from harness import LEGACY_PYTHON, MAIN_PYTHON, REPO
+from harness import LEGACY_PYTHON, MAIN_PYTHON, RACY_SUMMARIES, REPO
 from project_runs import Comparison, Project, copy_project, migrate_command, run_sides
 
 PROJECTS = [
@@ -129,6 +129,7 @@ PROJECTS = [
         # the binary head: Log1p's gradient in its sigmoid cross-entropy, and its
         # probabilities (tests/test_canned_estimators.py shows both on its own graphs)
         kernel_drift=("Reciprocal", "Sigmoid"),
+        racy_summaries=RACY_SUMMARIES,
     ),
     Project(
         name="housing_notebook",

@@ -37,8 +37,6 @@ class DNNModel(tf_keras.Model):
             self._input_layer = tf_keras.layers.DenseFeatures(
                 feature_columns=feature_columns, name=scope + "input_layer"
             )
-        self._dropout = dropout
-        self._batch_norm = batch_norm
         self._hidden = []  # (dense, dropout or None, batch norm or None, scope name)
         for index, width in enumerate(hidden_units):
             with tf.compat.v1.name_scope(f"hiddenlayer_{index}") as scope:

@@ -110,9 +110,13 @@ class Head:
                 eval_metrics = self.metrics(regularization_losses=regularization_losses)
             else:
                 train_op = _train_op(
-                    loss, optimizer, train_op_fn, update_ops, trainable_variables,
-                    self._loss_reduction,
-                )  # fmt: skip
+                    loss,
+                    optimizer=optimizer,
+                    train_op_fn=train_op_fn,
+                    update_ops=update_ops,
+                    trainable_variables=trainable_variables,
+                    loss_reduction=self._loss_reduction,
+                )
         if mode == ModeKeys.EVAL:
             eval_metric_ops = self.update_metrics(
                 eval_metrics, features, logits, labels, regularization_losses
@@ -136,7 +140,9 @@ class Head:
             )
 
 
-def _train_op(loss, optimizer, train_op_fn, update_ops, trainable_variables, loss_reduction):
+def _train_op(loss, *, optimizer, train_op_fn, update_ops, trainable_variables, loss_reduction):
+    """``optimizer`` minimizing ``loss`` over ``trainable_variables`` (averaged over
+    replicas when the loss is), or ``train_op_fn(loss)``; then ``update_ops``."""
     if update_ops is not None and not isinstance(update_ops, (list, tuple)):
         raise ValueError(f"update_ops should be a list or a tuple. Given type: {type(update_ops)}.")
     with tf.compat.v1.name_scope(""), tf.compat.v1.name_scope("training"):
