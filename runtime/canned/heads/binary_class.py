@@ -145,13 +145,10 @@ class BinaryClassHead(Head):
         self, eval_metrics, features, logits, labels, regularization_losses=None
     ) -> dict:
         key = self._summary_key
-        class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
-        logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-        labels = self._processed_labels(logits, labels)
-        unweighted_loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
-        eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
-            values=unweighted_loss, sample_weight=weights
+        predictions, logits, labels, weights = self._update_loss_mean(
+            eval_metrics, features, logits, labels
         )
+        class_ids = predictions[PredictionKeys.CLASS_IDS]
         for name in (MetricKeys.ACCURACY, MetricKeys.PRECISION, MetricKeys.RECALL):
             eval_metrics[key(name)].update_state(
                 y_true=labels, y_pred=class_ids, sample_weight=weights

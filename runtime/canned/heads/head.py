@@ -133,6 +133,21 @@ class Head:
                 )
         return EstimatorSpec(mode=mode, predictions=predictions, loss=loss, train_op=train_op)
 
+    def _update_loss_mean(self, eval_metrics, features, logits, labels):
+        """What every head's update_metrics starts with: adds the batch's unweighted
+        loss to ``average_loss``; returns the predictions, the checked logits, the
+        processed labels and the example weights."""
+        predictions = self.predictions(logits)
+        logits = checks.logits_with_final_dim(logits, self.logits_dimension)
+        processed_labels = self._processed_labels(logits, labels)
+        unweighted_loss, weights = self._unweighted_loss_and_weights(
+            logits, processed_labels, features
+        )
+        eval_metrics[self._summary_key(MetricKeys.LOSS_MEAN)].update_state(
+            values=unweighted_loss, sample_weight=weights
+        )
+        return predictions, logits, processed_labels, weights
+
     def _update_regularization_metric(self, eval_metrics, regularization_losses) -> None:
         if regularization_losses is not None:
             eval_metrics[self._summary_key(MetricKeys.LOSS_REGULARIZATION)].update_state(

@@ -129,13 +129,10 @@ class MultiClassHead(Head):
         self, eval_metrics, features, logits, labels, regularization_losses=None
     ) -> dict:
         key = self._summary_key
-        class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
-        logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-        label_ids = self._processed_labels(logits, labels)
-        unweighted_loss, weights = self._unweighted_loss_and_weights(logits, label_ids, features)
-        eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
-            values=unweighted_loss, sample_weight=weights
+        predictions, _, label_ids, weights = self._update_loss_mean(
+            eval_metrics, features, logits, labels
         )
+        class_ids = predictions[PredictionKeys.CLASS_IDS]
         eval_metrics[key(MetricKeys.ACCURACY)].update_state(
             y_true=label_ids, y_pred=class_ids, sample_weight=weights
         )

@@ -77,15 +77,8 @@ class RegressionHead(Head):
         self, eval_metrics, features, logits, labels, regularization_losses=None
     ) -> dict:
         key = self._summary_key
-        predicted_value = self.predictions(logits)[PredictionKeys.PREDICTIONS]
-        logits = checks.logits_with_final_dim(logits, self._label_dimension)
-        processed_labels = self._processed_labels(logits, labels)
-        unweighted_loss, weights = self._unweighted_loss_and_weights(
-            logits, processed_labels, features
-        )
-        eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
-            values=unweighted_loss, sample_weight=weights
-        )
+        predictions, _, _, weights = self._update_loss_mean(eval_metrics, features, logits, labels)
+        predicted_value = predictions[PredictionKeys.PREDICTIONS]
         eval_metrics[key(MetricKeys.LABEL_MEAN)].update_state(values=labels, sample_weight=weights)
         update_with_broadcast_weights(
             eval_metrics[key(MetricKeys.PREDICTION_MEAN)], predicted_value, weights
