@@ -20,10 +20,15 @@ class InputPipeline:
 
     @classmethod
     def open(
-        cls, open_dataset: Callable[..., tf.data.Dataset], replication: Replication
+        cls,
+        open_dataset: Callable[..., tf.data.Dataset],
+        replication: Replication,
+        *,
+        whole_steps_only: bool = False,
     ) -> InputPipeline:
         """Opens ``open_dataset(input_context)`` on one device, or on every worker
-        of a replicated strategy (``distribute_datasets_from_function``)."""
+        of a replicated strategy (``distribute_datasets_from_function``); with
+        ``whole_steps_only``, without a last step some replica has no batch for."""
         if not replication.replicated:
             dataset = open_dataset()
             return cls(iter(dataset), dataset.element_spec, _is_infinite(dataset))
@@ -31,12 +36,30 @@ class InputPipeline:
 
         def dataset_fn(input_context):
             dataset = open_dataset(input_context)
+            if whole_steps_only:
+                replicas = input_context.num_replicas_in_sync // input_context.num_input_pipelines
+                dataset = _whole_steps(dataset, replicas)
             opened.append(dataset)
             return dataset
 
         iterator = iter(replication.distribute(dataset_fn))
         dataset = opened[0]
         return cls(iterator, dataset.element_spec, _is_infinite(dataset))
+
+
+def _whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:
+    """``dataset`` without its last ``len % replicas`` batches. A legacy Estimator
+    on MirroredStrategy read one batch per replica (a MultiDeviceIterator) and
+    stopped at the first step where some replica got none, skipping the batches
+    the others got; replica i of step k reads batch ``k * replicas + i`` here."""
+    if replicas == 1 or _is_infinite(dataset):
+        return dataset
+    return dataset.window(replicas, drop_remainder=True).flat_map(_zipped)
+
+
+def _zipped(*window: tf.data.Dataset) -> tf.data.Dataset:
+    """One window's batches back in order, as elements of the input's structure."""
+    return tf.data.Dataset.zip(window if len(window) > 1 else window[0])
 
 
 def _is_infinite(dataset: tf.data.Dataset) -> bool:

@@ -40,7 +40,7 @@ from runtime.engine.steps import EvalPrograms, PredictProgram, TracedModel, Trai
 from runtime.engine.training import TrainController, TrainSettings
 from runtime.saving import checkpoints, saved_model_export, warm_start
 from runtime.saving.checkpoints import CheckpointWriter
-from runtime.tf1 import discovery, seeds, session_config
+from runtime.tf1 import discovery, global_random, replicated_discovery, seeds, session_config
 from runtime.tf1.session_setup import SaverSettings
 from runtime.tf1.variable_store import VariableStore
 
@@ -555,7 +555,7 @@ class Estimator:
             random_seed=self._config.tf_random_seed,
         )
         blueprint = self._call_cache.blueprint(
-            input_graph, lambda: discovery.discover(input_graph, call_model_fn=self._caller())
+            input_graph, lambda: self._discover(input_graph, input_fn, replication)
         )
         self._store.materialize(blueprint.all_variables())
         self._store.materialize_tables(blueprint.tables)
@@ -586,7 +586,7 @@ class Estimator:
 
         def open_dataset(context=None) -> tf.data.Dataset:
             with (
-                seeds.replaying(list(blueprint.input_seeds), what="input_fn"),
+                seeds.replaying(blueprint.input_seeds, what="input_fn"),
                 iterator_input.iterators_recorded() as iterators,
             ):
                 result = self._call_input_fn(input_fn, mode, context)
@@ -599,10 +599,37 @@ class Estimator:
             constant_inputs.append(ConstantInput(result))
             return constant_inputs[-1].dataset()
 
-        pipeline = InputPipeline.open(open_dataset, replication)
+        pipeline = InputPipeline.open(
+            open_dataset, replication, whole_steps_only=self._on_legacy_mirrored_strategy(mode)
+        )
         if constant_inputs:
             pipeline = dataclasses.replace(pipeline, to_model_input=constant_inputs[0].model_input)
         return blueprint, pipeline
+
+    def _discover(self, input_graph, input_fn, replication: Replication) -> discovery.Blueprint:
+        """The blueprint of model_fn in ``input_graph``'s mode; for training on
+        MirroredStrategy, with what the legacy distributed graph drew."""
+        mode = input_graph.mode
+        if mode != ModeKeys.TRAIN or not self._on_legacy_mirrored_strategy(mode):
+            return discovery.discover(input_graph, call_model_fn=self._caller())
+        with global_random.unchanged():  # the replicas' model_fn calls draw instead
+            blueprint = discovery.discover(input_graph, call_model_fn=self._caller())
+        draws = replicated_discovery.replicated_draws(
+            mode,
+            strategy=replication.strategy,
+            input_fn_result=lambda context: self._call_input_fn(input_fn, mode, context),
+            call_model_fn=self._caller(),
+            random_seed=self._config.tf_random_seed,
+        )
+        return draws.applied_to(blueprint)
+
+    def _on_legacy_mirrored_strategy(self, mode: str) -> bool:
+        """Whether Estimator ran ``mode`` on a MirroredStrategy (``train_distribute``,
+        ``eval_distribute``) through ``call_for_each_replica``."""
+        replication = self._replications[mode]
+        return replication.replicated and replicated_discovery.builds_its_own_graph(
+            replication.strategy
+        )
 
     def _call_input_fn(self, input_fn, mode: str, input_context=None):
         """Calls the user's input_fn (TPUEstimator adds params["batch_size"])."""

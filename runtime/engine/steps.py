@@ -91,7 +91,11 @@ class TracedModel:
         with (
             graph_collections.fresh_collections(),
             self._store.serving(),
-            seeds.replaying(list(self.blueprint.model_seeds), what=f"model_fn({mode})"),
+            seeds.replaying(
+                self.blueprint.model_seeds,
+                per_replica=self.blueprint.replica_model_seeds,
+                what=f"model_fn({mode})",
+            ),
             session_setup.done_when_the_call_began(self._store.variables()),
             summary_writers_kept(self.summary_writers),
             unfetched_updates.skipped(self._store, self.blueprint.skipped_writes(fetch_names)),

@@ -96,6 +96,9 @@ class Blueprint:
     # What model_fn drew from Python's and numpy's global generators (global_random.py)
     global_random_draws: tuple = ()
     tables: tuple[TableRecord, ...] = ()  # checkpointed hash tables, in creation order
+    # The seeds each replica's model_fn drew in a legacy MirroredStrategy graph
+    # (replicated_discovery.py); empty: every replica draws model_seeds.
+    replica_model_seeds: tuple[tuple, ...] = ()
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -107,7 +110,7 @@ class Blueprint:
         return self.unfetched_writes.difference(*fetched)
 
 
-class _CreationLog:
+class CreationLog:
     """A variable creator that records each creation and the variable it produced."""
 
     def __init__(self) -> None:
@@ -158,7 +161,7 @@ class LegacyInputGraph:
     features: object
     labels: object
     input_seeds: tuple
-    creations: _CreationLog
+    creations: CreationLog
 
     def signature(self) -> InputSignature | None:
         """None when the input holds values other than tensors (Python lists,
@@ -182,7 +185,7 @@ def legacy_input_graph(mode: str, *, input_fn_result, random_seed: int | None) -
     step, input_fn's tensors. ``input_fn_result`` is a zero-argument callable that
     calls the user's input_fn (inside this graph)."""
     graph = tf.Graph()
-    creations = _CreationLog()
+    creations = CreationLog()
     input_seeds: list = []
     with graph.as_default():
         tf.compat.v1.random.set_random_seed(random_seed)

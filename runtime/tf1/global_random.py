@@ -62,6 +62,17 @@ def _recorder(module, name, original, into):
     return draw
 
 
+@contextlib.contextmanager
+def unchanged() -> Iterator[None]:
+    """Leaves both generators where they were, whatever is drawn while active."""
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
+
+
 def replay(draws: tuple[Draw, ...]) -> None:
     """Makes the recorded calls again (on copies of their arguments)."""
     for module, name, args, kwargs in draws:

@@ -20,8 +20,11 @@ Seeds = tuple
 
 
 @contextlib.contextmanager
-def recording(into: list[Seeds], *, skip_while: callable = lambda: False) -> Iterator[None]:
-    """Appends every seed pair handed out while active to ``into``.
+def recording(
+    into: list, *, skip_while: callable = lambda: False, tag: callable | None = None
+) -> Iterator[None]:
+    """Appends every seed pair handed out while active to ``into`` (as
+    ``(tag(), seeds)`` when ``tag`` is given).
 
     Calls made while ``skip_while()`` is true (variable initializers, which the
     traced step never re-runs) are not recorded.
@@ -31,7 +34,7 @@ def recording(into: list[Seeds], *, skip_while: callable = lambda: False) -> Ite
     def get_seed(op_seed):
         seeds = original(op_seed)
         if not skip_while():
-            into.append(seeds)
+            into.append(seeds if tag is None else (tag(), seeds))
         return seeds
 
     random_seed.get_seed = get_seed
@@ -42,16 +45,22 @@ def recording(into: list[Seeds], *, skip_while: callable = lambda: False) -> Ite
 
 
 @contextlib.contextmanager
-def replaying(seeds: list[Seeds], *, what: str) -> Iterator[None]:
-    """Hands out ``seeds`` in order instead of deriving new ones (to every
-    replica's model_fn call from the start, as each replica of a legacy
-    distributed graph drew the same op seeds)."""
+def replaying(
+    seeds: tuple[Seeds, ...], *, what: str, per_replica: tuple[tuple[Seeds, ...], ...] = ()
+) -> Iterator[None]:
+    """Hands out ``seeds`` in order instead of deriving new ones, to every
+    replica's model_fn call from the start (each shard of a TPU computation
+    drew the same op seeds), or ``per_replica[i]`` to replica i (each replica
+    of a legacy MirroredStrategy graph drew its own)."""
     original = random_seed.get_seed
     remaining: dict[int, Iterator[Seeds]] = {}
 
     def get_seed(op_seed):
+        replica = replica_index()
         try:
-            return next(remaining.setdefault(replica_index(), iter(seeds)))
+            if replica not in remaining:
+                remaining[replica] = iter(per_replica[replica] if per_replica else seeds)
+            return next(remaining[replica])
         except StopIteration:
             raise RuntimeError(
                 f"{what} asked for more random seeds while tracing than it did while "

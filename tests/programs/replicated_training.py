@@ -9,7 +9,8 @@ TPUEstimator with ``use_tpu=True`` and the strategy as the override; its
 input_fns get the per-host batch size from TPUEstimator itself.
 
 Writes to --out: trace.json (reported per-step losses from the ``loss`` summary,
-the evaluate() dict, the batch sizes input_fn and model_fn saw, for TPU
+the evaluate() dict, the batch sizes input_fn and model_fn saw, the next draw
+from Python's generator after the calls, for TPU
 fixtures also the host_call summaries, the rows host_call and metric_fn
 received and the global steps a hook saw after each run, and
 probabilities.npy from predict() over 12 rows) and variables.npz (the final
@@ -37,8 +38,10 @@ def _call_with_declared(fn, **kwargs):
 
 
 class Program:
-    def __init__(self, fixture: str, replicas: int, global_batch: int) -> None:
-        self.module = importlib.import_module(f"fixtures.equivalence.{fixture}.migrated")
+    def __init__(self, fixture: str, replicas: int, global_batch: int, legacy: bool) -> None:
+        side = "legacy" if legacy else "migrated"
+        self.module = importlib.import_module(f"fixtures.equivalence.{fixture}.{side}")
+        self.legacy = legacy
         self.replicas = replicas
         self.global_batch = global_batch
         self.input_batch_sizes: set[int] = set()
@@ -60,20 +63,18 @@ class Program:
         batch_size = tf.nest.flatten(features)[0].shape[0]
         if batch_size is not None:  # a finite distributed input has no static batch size
             self.model_batch_sizes.add(int(batch_size))
-        return _call_with_declared(
-            self.module.model_fn,
-            features=features,
-            labels=labels,
-            mode=mode,
-            params=params,
-            config=config,
-        )
+        # the fixture Estimator's own model_fn, bound to its params
+        fixture_model_fn = self.module.make_estimator(tempfile.mkdtemp()).model_fn
+        return fixture_model_fn(features, labels, mode, config)
 
     def hooks(self) -> list:
         return []
 
     def estimator(self, model_dir: str):
-        from runtime import estimator
+        if self.legacy:
+            estimator = tf.estimator
+        else:
+            from runtime import estimator
 
         legacy_config = self.module.make_estimator(tempfile.mkdtemp()).config
         strategy = None
@@ -102,8 +103,8 @@ class TPUProgram(Program):
     before summing them, as on TPU, which differs from clipping the batch's).
     """
 
-    def __init__(self, fixture: str, replicas: int, global_batch: int) -> None:
-        super().__init__(fixture, replicas, global_batch)
+    def __init__(self, fixture: str, replicas: int, global_batch: int, legacy: bool) -> None:
+        super().__init__(fixture, replicas, global_batch, legacy)
         self.host_call_rows: set[int] = set()
         self.metric_fn_rows: set[int] = set()
         self.steps_after_runs: list[int] = []
@@ -191,7 +192,9 @@ def scalar_summaries(model_dir: str, tag: str) -> dict:
     for path in sorted(Path(model_dir).glob("events.out.tfevents.*")):
         for event in tf.compat.v1.train.summary_iterator(str(path)):
             for value in event.summary.value:
-                if value.tag == tag:
+                if value.tag == tag and value.HasField("simple_value"):  # a v1 summary
+                    values[event.step] = value.simple_value
+                elif value.tag == tag:
                     values[event.step] = float(tf.make_ndarray(value.tensor))
     return values
 
@@ -204,6 +207,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, required=True)
     parser.add_argument("--eval-steps", type=int)
     parser.add_argument("--tpu", action="store_true", help="a TPUEstimator fixture")
+    parser.add_argument("--legacy", action="store_true", help="tf.estimator on TF 2.15")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     (cpu,) = tf.config.list_physical_devices("CPU")
@@ -211,7 +215,9 @@ def main() -> None:
         cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS
     )
     random.seed(0)
-    program = (TPUProgram if args.tpu else Program)(args.fixture, args.replicas, args.global_batch)
+    program = (TPUProgram if args.tpu else Program)(
+        args.fixture, args.replicas, args.global_batch, args.legacy
+    )
     model_dir = str(Path(args.out) / "model")
     est = program.estimator(model_dir)
     hooks = program.hooks()
@@ -226,6 +232,8 @@ def main() -> None:
         "metrics": {key: float(value) for key, value in metrics.items()},
         "input_batch_sizes": sorted(program.input_batch_sizes),
         "model_batch_sizes": sorted(program.model_batch_sizes),
+        # where the calls left Python's generator (tf_keras seeds initializers from it)
+        "next_python_draw": random.random(),
     }
     if args.tpu:
         predictions = list(est.predict(program.predict_input_fn))

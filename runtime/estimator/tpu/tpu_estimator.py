@@ -140,6 +140,9 @@ class TPUEstimator(Estimator):
         """Whether ``mode`` runs with TPUEstimator's TPU semantics."""
         return self.use_tpu and self._replications[mode].replicated
 
+    def _on_legacy_mirrored_strategy(self, mode: str) -> bool:
+        return not self._on_replicas(mode) and super()._on_legacy_mirrored_strategy(mode)
+
     def _metric_variable_strategy(self) -> tf.distribute.Strategy:
         if self._on_replicas(ModeKeys.EVAL):  # metric_fn runs on the host
             return tf.distribute.get_strategy()
