@@ -33,6 +33,7 @@ NAMESPACES = {
     "npu_bridge.estimator.npu_ops": "npu.npu_ops",
     "npu_bridge.hccl.hccl_ops": "npu.hccl_ops",
     "tensorflow.contrib.mixed_precision": "contrib.mixed_precision",
+    "tensorflow.contrib.summary": "contrib.summary",
 }
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
@@ -154,6 +155,26 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.mixed_precision.FixedLossScaleManager",
         "contrib.mixed_precision.ExponentialUpdateLossScaleManager",
         "contrib.mixed_precision.LossScaleOptimizer",
+        "contrib.summary",
+        "contrib.summary.SummaryWriter",
+        "contrib.summary.all_summary_ops",
+        "contrib.summary.always_record_summaries",
+        "contrib.summary.audio",
+        "contrib.summary.create_file_writer",
+        "contrib.summary.create_summary_file_writer",
+        "contrib.summary.eval_dir",
+        "contrib.summary.flush",
+        "contrib.summary.generic",
+        "contrib.summary.graph",
+        "contrib.summary.histogram",
+        "contrib.summary.image",
+        "contrib.summary.import_event",
+        "contrib.summary.initialize",
+        "contrib.summary.never_record_summaries",
+        "contrib.summary.record_summaries_every_n_global_steps",
+        "contrib.summary.scalar",
+        "contrib.summary.should_record_summaries",
+        "contrib.summary.summary_writer_initializer_op",
     }
 )
 
@@ -204,6 +225,7 @@ RUNTIME_MODULES = frozenset(
         "contrib.training",
         "contrib.estimator",
         "contrib.mixed_precision",
+        "contrib.summary",
     }
 )
 
@@ -240,34 +262,7 @@ RUNTIME_ALIASES = {
     "contrib.training": "contrib_training",
     "contrib.estimator": "contrib_estimator",
     "contrib.mixed_precision": "contrib_mixed_precision",
-}
-
-# tf.contrib.summary calls: TF 2's functions take (name, data, step=...) where
-# contrib's took (name, tensor, family, step): a call converts only when it passes
-# no more than two arguments by position and only these keywords (renamed as shown).
-CONTRIB_SUMMARY_CALLS = {
-    "tensorflow.contrib.summary.scalar": {"step": "step", "name": "name"},
-    "tensorflow.contrib.summary.histogram": {"step": "step", "name": "name"},
-    "tensorflow.contrib.summary.image": {
-        "step": "step",
-        "name": "name",
-        "max_images": "max_outputs",
-    },
-}
-# contrib's record switches took no argument; TF 2's record_if takes the condition.
-CONTRIB_RECORD_SWITCHES = {
-    "tensorflow.contrib.summary.always_record_summaries": "True",
-    "tensorflow.contrib.summary.never_record_summaries": "False",
-}
-# Their TF 2 names (the generated table leaves out contrib symbols whose
-# arguments changed; the migrator converts these calls itself).
-CONTRIB_SUMMARY_RENAMES = {
-    **{
-        name: "tensorflow.compat.v2.summary." + name.rsplit(".", 1)[1]
-        for name in CONTRIB_SUMMARY_CALLS
-    },
-    **{name: "tensorflow.compat.v2.summary.record_if" for name in CONTRIB_RECORD_SWITCHES},
-    "tensorflow.contrib.summary.create_file_writer": "tensorflow.compat.v2.summary.create_file_writer",
+    "contrib.summary": "contrib_summary",
 }
 
 # tf.contrib symbols with an exact TF 2 equivalent (same signature, same numbers).
@@ -292,7 +287,7 @@ def _tf1_tables() -> dict:
 @functools.cache
 def tf1_renames() -> dict[str, str]:
     """TF 1 symbol -> its TF 2 name with the same arguments and meaning."""
-    return {**_tf1_tables()["symbols"], **CONTRIB_SUMMARY_RENAMES, **CONTRIB_RENAMES}
+    return {**_tf1_tables()["symbols"], **CONTRIB_RENAMES}
 
 
 def tf1_modules() -> dict[str, str]:

@@ -338,8 +338,6 @@ class MigrateTransformer(cst.CSTTransformer):
         first_use = self.edits.first_v1_layers_use is None
         if qualified.startswith(symbols.V1_LAYERS) and "MIG202" in self.enabled and first_use:
             self.edits.first_v1_layers_use = self._statement_key
-        if not self._contrib_summary_call_converts(original, qualified):
-            return updated
         replacement = symbols.tf1_replacement(qualified)
         namesake = symbols.namesake(qualified)
         if namesake is not None and not self._means_tf1(original, qualified, namesake):
@@ -692,50 +690,12 @@ class MigrateTransformer(cst.CSTTransformer):
         }
         return names.pop() if len(names) == 1 else None
 
-    def _contrib_summary_call_converts(self, node, qualified: str) -> bool:
-        """Whether a ``tf.contrib.summary`` reference can become TF 2's (reported if not)."""
-        call = self._calls_by_callee.get(id(node))
-        if qualified in symbols.CONTRIB_RECORD_SWITCHES:
-            converts = call is not None and not call.args
-        elif qualified in symbols.CONTRIB_SUMMARY_CALLS:
-            allowed = symbols.CONTRIB_SUMMARY_CALLS[qualified]
-            converts = call is not None and _fits(call.args, allowed)
-        else:
-            return True
-        if not converts:
-            self._report(
-                node,
-                "MIG102",
-                f"{_short(qualified)} called in a way TF 2's tf.summary has no equivalent for "
-                "(family, extra positional arguments); left unchanged",
-                "call tf.summary.* with (name, data, step=...) by hand",
-            )
-        return converts
-
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """Adds the condition contrib's record switches implied, renames keywords of
-        contrib summary calls (the callee itself is renamed by the attribute rules),
-        and turns TF 1's dataset iterator methods into functions."""
+        """Turns TF 1's dataset iterator methods into functions."""
         if "MIG202" not in self.enabled or not isinstance(original.func, cst.Attribute):
             return updated
-        qualified = self._qualified(original.func)
-        if qualified is None and original.func.attr.value in _ITERATOR_METHODS:
+        if original.func.attr.value in _ITERATOR_METHODS and self._qualified(original.func) is None:
             return self._iterator_function(original, updated)
-        if qualified in symbols.CONTRIB_RECORD_SWITCHES and not original.args:
-            value = symbols.CONTRIB_RECORD_SWITCHES[qualified]
-            return updated.with_changes(args=[cst.Arg(cst.Name(value))])
-        if qualified in symbols.CONTRIB_SUMMARY_CALLS and _fits(
-            original.args, symbols.CONTRIB_SUMMARY_CALLS[qualified]
-        ):
-            renames = symbols.CONTRIB_SUMMARY_CALLS[qualified]
-            return updated.with_changes(
-                args=[
-                    arg.with_changes(keyword=cst.Name(renames[arg.keyword.value]))
-                    if arg.keyword is not None
-                    else arg
-                    for arg in updated.args
-                ]
-            )
         return updated
 
     def _means_tf1(self, node: cst.Attribute, qualified: str, namesake: dict) -> bool:
@@ -823,15 +783,6 @@ def _is_shape(node: cst.BaseExpression) -> bool:
             return _is_shape(node.value)
         return node.attr.value == "shape" or node.attr.value.endswith("_shape")
     return isinstance(node, cst.Name) and (node.value == "shape" or node.value.endswith("_shape"))
-
-
-def _fits(args, allowed_keywords: dict) -> bool:
-    positional = [a for a in args if a.keyword is None]
-    return (
-        len(positional) <= 2
-        and not any(a.star for a in args)
-        and all(a.keyword.value in allowed_keywords for a in args if a.keyword is not None)
-    )
 
 
 def _short(qualified: str) -> str:

@@ -10,8 +10,15 @@ import contrib_mixed_precision
 import contrib_optimize_loss
 import contrib_training
 import tensorflow as tf
+from tensorflow.python.ops import summary_ops_v2
 
-_SUMMARY_NAMES = ("create_file_writer", "scalar", "histogram", "flush")
+# TF 1.15's tf.contrib.summary: these functions of summary_ops_v2 (TF 2.15 has them).
+_SUMMARY_NAMES = (
+    "always_record_summaries", "audio", "create_file_writer", "create_summary_file_writer",
+    "eval_dir", "flush", "generic", "histogram", "image", "import_event", "initialize",
+    "never_record_summaries", "record_summaries_every_n_global_steps", "scalar",
+    "summary_writer_initializer_op", "SummaryWriter",
+)  # fmt: skip
 _DATA_NAMES = ("map_and_batch", "parallel_interleave", "shuffle_and_repeat", "prefetch_to_device")
 
 
@@ -28,7 +35,6 @@ def _public(namespace) -> dict:
 
 def install() -> None:
     """Registers ``tensorflow.contrib`` and the submodules the projects use."""
-    summary_v2 = tf.compat.v2.summary
     tpu = _module(
         "tensorflow.contrib.tpu",
         {**_public(tf.compat.v1.tpu), **_public(tf.compat.v1.estimator.tpu)},
@@ -39,9 +45,10 @@ def install() -> None:
     summary = _module(
         "tensorflow.contrib.summary",
         {
-            **{name: getattr(summary_v2, name) for name in _SUMMARY_NAMES},
-            "always_record_summaries": lambda: summary_v2.record_if(True),
-            "all_summary_ops": tf.compat.v1.summary.all_v2_summary_ops,
+            **{name: getattr(summary_ops_v2, name) for name in _SUMMARY_NAMES},
+            "all_summary_ops": summary_ops_v2.all_v2_summary_ops,
+            "graph": summary_ops_v2.graph_v1,
+            "should_record_summaries": summary_ops_v2._legacy_contrib_should_record_summaries,
         },
     )
     layers = _module(
