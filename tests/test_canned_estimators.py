@@ -2,7 +2,7 @@
 tests/programs/canned_estimators.py trains, evaluates, predicts and exports a
 binary and a three-class DNNClassifier and a DNNRegressor on both sides.
 
-Everything is bit for bit but the binary classifiers: their sigmoid
+Everything is bit for bit but the binary and multi-label classifiers: their sigmoid
 cross-entropy's gradient goes through Log1p's gradient, whose Reciprocal kernel
 gives other last bits on TF 2.21, and their predicted probability through the
 Sigmoid kernel, which does too (shown on each fixture's own graphs, in a plain
@@ -41,6 +41,7 @@ DRIFTING = (
     "wide_deep_binary",
     "baseline_binary",
     "logistic_regression",
+    "multi_label",
 )
 # Where training amplifies the drift past 1e-6 (12 FTRL steps take the onset's
 # 7e-8 to 1e-5): on TF 2.21 the per-step summaries are compared up to the drift's
@@ -63,6 +64,7 @@ MODELS = (
     "baseline_regression",
     "poisson_regression",
     "logistic_regression",
+    "multi_label",
 )
 
 # The keys TensorFlow's heads produce (tensorflow-estimator's metric_keys and
@@ -99,6 +101,28 @@ HEADS = {
         {"predictions"},
         {"serving_default", "regression", "predict"},
     ),
+    # two thresholds, class-based metrics of classes 0 and 2
+    "multi_label": (
+        {
+            "auc",
+            "auc_precision_recall",
+            "average_loss",
+            *(
+                f"{metric}/positive_threshold_{threshold}"
+                for metric in ("accuracy", "precision", "recall")
+                for threshold in (0.3, 0.7)
+            ),
+            *(
+                f"{metric}/class{class_id}"
+                for metric in ("probability_mean", "auc", "auc_precision_recall")
+                for class_id in (0, 2)
+            ),
+            "loss",
+            "global_step",
+        },
+        {"logits", "probabilities", "classes"},
+        {"serving_default", "classification", "predict"},
+    ),
     # with an inverse link: the logits too
     "linked_regression": (
         _REGRESSION_METRICS,
@@ -110,6 +134,7 @@ HEADS = {
 WITH_A_HEAD = {
     "poisson_regression": ("dnn", "linked_regression"),
     "logistic_regression": ("linear", "linked_regression"),
+    "multi_label": ("dnn", "multi_label"),
 }
 # The variables each family names as TensorFlow named them.
 _DNN_VARIABLES = {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias"}
@@ -302,6 +327,16 @@ def _changed_kernels(directory, model: str, mode: str, checkpoint: str) -> set[s
         (
             lambda e: e.MultiClassHead(3, label_vocabulary=["a", "b"]),
             '"label_vocabulary" does not have "n_classes" items',
+        ),
+        (lambda e: e.MultiLabelHead(1), "n_classes must be > 1 for multi-label"),
+        (lambda e: e.MultiLabelHead(3, thresholds=[1.0]), r"thresholds must be in \(0, 1\) range"),
+        (
+            lambda e: e.MultiLabelHead(3, classes_for_class_based_metrics=["a"]),
+            "label_vocabulary must be provided when classes_for_class_based_metrics are strings",
+        ),
+        (
+            lambda e: e.MultiLabelHead(3, classes_for_class_based_metrics=[3]),
+            r"must be in range \[0, 2\]. Given: 3",
         ),
         (lambda e: e.RegressionHead(label_dimension=0), "Invalid label_dimension 0"),
         (lambda e: e.RegressionHead(loss_reduction="none"), "Invalid loss_reduction: none"),

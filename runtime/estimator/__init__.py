@@ -16,6 +16,7 @@ from runtime.canned.heads import (
     Head,
     LogisticRegressionHead,
     MultiClassHead,
+    MultiLabelHead,
     PoissonRegressionHead,
     RegressionHead,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "DNNRegressor",
     "Head",
     "MultiClassHead",
+    "MultiLabelHead",
     "RegressionHead",
     "CheckpointSaverHook",
     "CheckpointSaverListener",

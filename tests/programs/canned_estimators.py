@@ -35,6 +35,8 @@ LEVEL = np.array(["low", "mid", "high"])[np.digitize(AGE + HOURS, [70, 95])]
 SPEND = (0.03 * AGE + 0.02 * HOURS).astype(np.float32)
 VISITS = np.floor(HOURS / 12).astype(np.float32)  # counts, for a Poisson head
 SHARE = (HOURS / 60).astype(np.float32)  # in [0, 1], for a logistic regression head
+# multi-hot topics, for a multi-label head
+TOPICS = np.stack([INCOME, (AGE > 40).astype(np.int64), (OCCUPATION == "Tech").astype(np.int64)], 1)
 
 FEATURES = {
     "age": AGE,
@@ -268,6 +270,21 @@ ESTIMATORS = {
             estimator.PoissonRegressionHead(), [4], columns(), model_dir=d, config=config()
         ),
         VISITS,
+    ),
+    "multi_label": (
+        lambda d: estimator.DNNEstimator(
+            estimator.MultiLabelHead(
+                3,
+                weight_column="weight",
+                thresholds=[0.3, 0.7],
+                classes_for_class_based_metrics=[0, 2],
+            ),
+            [6],
+            columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        TOPICS,
     ),
     "logistic_regression": (
         lambda d: estimator.LinearEstimator(

@@ -5,11 +5,18 @@ export outputs they have."""
 
 import tensorflow as tf
 import tf_keras
+from tensorflow.python.saved_model.model_utils import export_output
 
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.spec import EstimatorSpec
 from runtime.canned.heads import checks
-from runtime.canned.keys import MetricKeys
+from runtime.canned.keys import (
+    CLASSIFY_SERVING_KEY,
+    DEFAULT_SERVING_KEY,
+    PREDICT_SERVING_KEY,
+    MetricKeys,
+    PredictionKeys,
+)
 
 
 class Head:
@@ -214,6 +221,20 @@ def all_classes(logits, n_classes: int, label_vocabulary=None):
     else:
         classes = tf.strings.as_string(tf.expand_dims(tf.range(n_classes), axis=0))
     return tf.tile(classes, [batch_size, 1])
+
+
+def classification_outputs(predictions, n_classes: int, label_vocabulary) -> dict:
+    """The signatures of a multi-class or multi-label head: ``classification``
+    (every class's probability and name), also the default, and ``predict``."""
+    probabilities = predictions[PredictionKeys.PROBABILITIES]
+    classification = export_output.ClassificationOutput(
+        scores=probabilities, classes=all_classes(probabilities, n_classes, label_vocabulary)
+    )
+    return {
+        DEFAULT_SERVING_KEY: classification,
+        CLASSIFY_SERVING_KEY: classification,
+        PREDICT_SERVING_KEY: export_output.PredictOutput(predictions),
+    }
 
 
 def update_with_broadcast_weights(metric, values, weights) -> None:

@@ -2,18 +2,11 @@
 
 import tensorflow as tf
 import tf_keras
-from tensorflow.python.saved_model.model_utils import export_output
 
 from runtime.canned.heads import checks, vocabulary
 from runtime.canned.heads.binary_class import class_names
-from runtime.canned.heads.head import Head, all_class_ids, all_classes
-from runtime.canned.keys import (
-    CLASSIFY_SERVING_KEY,
-    DEFAULT_SERVING_KEY,
-    PREDICT_SERVING_KEY,
-    MetricKeys,
-    PredictionKeys,
-)
+from runtime.canned.heads.head import Head, all_class_ids, all_classes, classification_outputs
+from runtime.canned.keys import MetricKeys, PredictionKeys
 
 _ALL_PREDICTIONS = (
     PredictionKeys.LOGITS,
@@ -140,13 +133,4 @@ class MultiClassHead(Head):
         return eval_metrics
 
     def _export_outputs(self, predictions) -> dict:
-        probabilities = predictions[PredictionKeys.PROBABILITIES]
-        classification = export_output.ClassificationOutput(
-            scores=probabilities,
-            classes=all_classes(probabilities, self._n_classes, self._label_vocabulary),
-        )
-        return {
-            DEFAULT_SERVING_KEY: classification,
-            CLASSIFY_SERVING_KEY: classification,
-            PREDICT_SERVING_KEY: export_output.PredictOutput(predictions),
-        }
+        return classification_outputs(predictions, self._n_classes, self._label_vocabulary)
