@@ -28,3 +28,14 @@ def _fresh_result_cache(tmp_path_factory, monkeypatch):
     """Each test starts with an empty `migrate` result cache: a result kept by an
     earlier test would hide what this one migrates (or the failure it injects)."""
     monkeypatch.setenv("MIGRATE_CACHE_DIR", str(tmp_path_factory.mktemp("results")))
+
+
+@pytest.fixture
+def eager_global_step():
+    """A global step created eagerly, as TF 2-style code does (in the collection of
+    the process's default graph), taken out of that collection afterwards so that
+    it does not outlive the test."""
+    import tensorflow as tf
+
+    yield tf.compat.v1.train.get_or_create_global_step()
+    tf.compat.v1.get_default_graph().clear_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP)

@@ -87,11 +87,11 @@ def _scalar_events(logdir) -> dict:
     return events
 
 
-def test_contrib_summaries_keep_tf_1_15_rules(tmp_path):
+def test_contrib_summaries_keep_tf_1_15_rules(tmp_path, eager_global_step):
     """Recording is off by default, the step defaults to the global step, a family
     prefixes tag and scope, every-n-steps reads the global step: what
     ``tf.summary`` (on by default, no default step, no family) would change."""
-    global_step = tf.compat.v1.train.get_or_create_global_step()
+    global_step = eager_global_step
     global_step.assign(7)
     writer = contrib_summary.create_file_writer(tmp_path)
     with writer.as_default():

@@ -221,13 +221,15 @@ class VariableStore:
         return variable
 
     def register_global_step(self) -> None:
-        """Makes ``tf.compat.v1.train.get_global_step()`` find the step in the current graph."""
+        """Makes ``tf.compat.v1.train.get_global_step()`` find the step in the current
+        graph, as the only one, as in the legacy Estimator's fresh graph. (A traced
+        graph starts with a copy of the process's default graph's collections, where
+        TF 2-style code may have created a global step eagerly; with two there,
+        ``get_global_step()`` returns None.)"""
         graph = tf.compat.v1.get_default_graph()
-        for collection in (
-            tf.compat.v1.GraphKeys.GLOBAL_STEP,
-            tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,
-        ):
-            _add_once(graph, collection, self.global_step)
+        graph.clear_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP)
+        graph.add_to_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP, self.global_step)
+        _add_once(graph, tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, self.global_step)
 
 
 def _add_once(graph: tf.Graph, collection: str, variable) -> None:
