@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from fixtures.equivalence.recording import scalar_summaries
 from runtime.contrib import summary as contrib_summary
 from runtime.contrib.data import batch_and_drop_remainder
 from runtime.contrib.estimator import clip_gradients_by_norm
@@ -77,16 +78,6 @@ def test_clip_gradients_by_norm_clips_by_the_global_norm_then_applies():
             np.testing.assert_allclose(session.run(weights), [3.0 - 0.6, 4.0 - 0.8], rtol=1e-6)
 
 
-def _scalar_events(logdir) -> dict:
-    """``{tag: [(step, value)]}`` of the scalar events written under ``logdir``."""
-    events = {}
-    for path in sorted(logdir.glob("events.out.tfevents.*")):
-        for event in tf.compat.v1.train.summary_iterator(str(path)):
-            for value in event.summary.value:  # WriteScalarSummary: a simple_value
-                events.setdefault(value.tag, []).append((event.step, value.simple_value))
-    return events
-
-
 def test_contrib_summaries_keep_tf_1_15_rules(tmp_path, eager_global_step):
     """Recording is off by default, the step defaults to the global step, a family
     prefixes tag and scope, every-n-steps reads the global step: what
@@ -107,8 +98,8 @@ def test_contrib_summaries_keep_tf_1_15_rules(tmp_path, eager_global_step):
         with contrib_summary.record_summaries_every_n_global_steps(2):
             contrib_summary.scalar("on_even_steps", 4.0)
     writer.flush()
-    assert _scalar_events(tmp_path) == {
-        "optimizer/optimizer/learning_rate": [(7, 0.5)],
-        "explicit_step": [(3, 2.0)],
-        "on_even_steps": [(8, 4.0)],
+    assert scalar_summaries(tmp_path) == {
+        "optimizer/optimizer/learning_rate": [[7, 0.5]],
+        "explicit_step": [[3, 2.0]],
+        "on_even_steps": [[8, 4.0]],
     }

@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
+from fixtures.equivalence import recording
+
 NUM_LOGICAL_CPUS = 4
 PREDICT_ROWS, PREDICT_BATCH_ON_REPLICAS = 12, 8
 
@@ -188,15 +190,7 @@ class TPUProgram(Program):
 
 def scalar_summaries(model_dir: str, tag: str) -> dict:
     """``{step: value}`` of one scalar tag in model_dir's event files."""
-    values = {}
-    for path in sorted(Path(model_dir).glob("events.out.tfevents.*")):
-        for event in tf.compat.v1.train.summary_iterator(str(path)):
-            for value in event.summary.value:
-                if value.tag == tag and value.HasField("simple_value"):  # a v1 summary
-                    values[event.step] = value.simple_value
-                elif value.tag == tag:
-                    values[event.step] = float(tf.make_ndarray(value.tensor))
-    return values
+    return dict(recording.scalar_summaries(model_dir).get(tag, []))
 
 
 def main() -> None:
