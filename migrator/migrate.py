@@ -79,7 +79,7 @@ def _migrate(
     return Migration(
         path,
         code,
-        new.code,
+        new.code if transformer.rewrote else code,
         _in_order(transformer.diagnostics),
         frozenset(transformer.reported_names),
     )

@@ -10,7 +10,6 @@ statements, so the k-th such node libcst visits is the k-th in source order, whi
 from __future__ import annotations
 
 import ast
-import bisect
 import re
 from collections import defaultdict
 
@@ -55,33 +54,47 @@ class Locator:
         self._source = source
         self._tree = tree  # ast of ``source``, when the caller parsed it already
         self._occurrences: dict[tuple, list[tuple[int, int]]] | None = None
+        self._lines: list[str] | None = None
+
+    @property
+    def tree(self) -> ast.Module:
+        """The ``ast`` of the source (parsed now if the caller did not)."""
+        if self._tree is None:
+            self._tree = ast.parse(self._source)
+        return self._tree
 
     def locate(self, key: tuple, occurrence: int) -> tuple[int, int]:
         if self._occurrences is None:
             self._occurrences = self._index()
         found = self._occurrences.get(key, [])
-        if occurrence < len(found):
-            return found[occurrence]
-        return (1, 1)
+        if occurrence >= len(found):
+            return (1, 1)
+        line, offset = found[occurrence]
+        # ast's column is a UTF-8 byte offset; diagnostics count characters from 1
+        if self._lines is None:
+            self._lines = physical_lines(self._source)
+        column = len(self._lines[line - 1].encode()[:offset].decode(errors="replace")) + 1
+        return line, column
 
     def _index(self) -> dict[tuple, list[tuple[int, int]]]:
-        tree = self._tree if self._tree is not None else ast.parse(self._source)
-        lines = physical_lines(self._source)
+        """Every outermost attribute and import, by key, in source order (one
+        breadth-first walk: a chain's outer attribute comes before its inner ones)."""
         inner = set()
         found = defaultdict(list)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
-                inner.add(id(node.value))
-        for node in ast.walk(tree):
-            key = None
-            if isinstance(node, ast.Attribute) and id(node) not in inner:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Attribute):
+                if isinstance(node.value, ast.Attribute):
+                    inner.add(id(node.value))
+                if id(node) in inner:
+                    continue
                 key = attribute_key(node)
             elif isinstance(node, ast.ImportFrom):
                 key = ("from", "." * node.level + (node.module or ""))
             elif isinstance(node, ast.Import):
                 key = ("import", ",".join(a.name for a in node.names))
-            if key is not None:
-                line = lines[node.lineno - 1].encode()
-                column = len(line[: node.col_offset].decode(errors="replace")) + 1
-                bisect.insort(found[key], (node.lineno, column))
+            else:
+                continue
+            found[key].append((node.lineno, node.col_offset))
+        for positions in found.values():
+            positions.sort()
         return found

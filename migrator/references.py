@@ -8,11 +8,11 @@ import dataclasses
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import QualifiedNameSource
 
+from migrator.import_scopes import import_scopes
 from migrator.parsing import parse_with_libcst
-from migrator.positions import Locator, attribute_key, dotted_name
-from migrator.scopes import module_scopes
+from migrator.positions import Locator, attribute_key
+from migrator.scopes import FullScopes, Scopes
 
 CHECKED_ROOTS = frozenset(
     {"tensorflow", "runtime", "tf_keras", "npu_bridge", "tensorflow_estimator"}
@@ -29,14 +29,14 @@ class Reference:
 def references(code: str) -> list[Reference]:
     """Raises ``migrator.parsing.UnparsableSource`` if ``code`` does not parse."""
     module = parse_with_libcst(code)
-    collector = _Collector(module_scopes(module))
-    module.visit(collector)
     locator = Locator(code)
+    collector = _Collector(import_scopes(module, locator.tree) or FullScopes(module))
+    module.visit(collector)
     return [Reference(name, *locator.locate(*where)) for name, where in collector.found]
 
 
 class _Collector(cst.CSTVisitor):
-    def __init__(self, scopes) -> None:
+    def __init__(self, scopes: Scopes) -> None:
         super().__init__()
         self._scopes = scopes
         self._inner: set[int] = set()
@@ -53,18 +53,9 @@ class _Collector(cst.CSTVisitor):
         if id(node) in self._inner:
             return
         where = self._occurrence(attribute_key(node))
-        scope = self._scopes.get(node)
-        if scope is None or dotted_name(node) is None:
-            return
-        names = {
-            q.name
-            for q in scope.get_qualified_names_for(node)
-            if q.source == QualifiedNameSource.IMPORT
-        }
-        if len(names) == 1:
-            name = names.pop()
-            if name.split(".")[0] in CHECKED_ROOTS:
-                self.found.append((name, where))
+        name = self._scopes.qualified(node)
+        if name is not None and name.split(".")[0] in CHECKED_ROOTS:
+            self.found.append((name, where))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = get_full_name_for_node(node.module) if node.module else ""

@@ -1,5 +1,5 @@
 """The codemod: one pass over a module that resolves every name through its
-imports (libcst's ScopeProvider and its qualified names) and rewrites what it can.
+imports and rewrites what it can.
 
 * Estimator API (rule MIG201): ``tf.estimator.X`` becomes ``tf_estimator.X`` with
   ``from runtime import estimator as tf_estimator`` added; ``from
@@ -11,24 +11,26 @@ imports (libcst's ScopeProvider and its qualified names) and rewrites what it ca
 Whatever cannot be converted is reported with a stable code and left exactly
 as it was.
 
-Only the scopes are computed up front (``migrator.scopes``): qualified names
-are asked of the scope for the few nodes that need them, positions are resolved
-only when a diagnostic is reported, and imports are added in the same pass. (The
-generic libcst helpers, QualifiedNameProvider + AddImportsVisitor, cost about 3x
-more per file.)
+Only the names' resolution is prepared up front (from the imports alone where
+that is exact, ``migrator.import_scopes``; else libcst's scope analysis,
+``migrator.scopes``): qualified names are asked for the few nodes that need them,
+positions are resolved only when a diagnostic is reported, and imports are added
+in the same pass. (The generic libcst helpers, QualifiedNameProvider +
+AddImportsVisitor, cost about 3x more per file.)
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import GlobalScope, QualifiedNameSource, Scope
 
 from migrator import dialect, symbols
 from migrator.diagnostics import Diagnostic
+from migrator.import_scopes import import_scopes
 from migrator.module_edits import (
     ModuleEdits,
     NeededImport,
@@ -36,8 +38,8 @@ from migrator.module_edits import (
     dotted,
     removable_import_binding,
 )
-from migrator.positions import Locator, attribute_key, dotted_name
-from migrator.scopes import module_scopes
+from migrator.positions import Locator, attribute_key
+from migrator.scopes import FullScopes, NeedsFullScopes, Scopes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,8 +60,23 @@ class Part:
     added_tensorflow: str | None = None
 
 
+def _noting_rewrites(leave):
+    """A ``leave_*`` method that sets ``rewrote`` when it returns another node."""
+
+    @functools.wraps(leave)
+    def noted(self, original, updated):
+        result = leave(self, original, updated)
+        if result is not updated:
+            self.rewrote = True
+        return result
+
+    return noted
+
+
 class MigrateTransformer(cst.CSTTransformer):
     """Rewrites one module; what it could not convert collects in ``diagnostics``.
+    ``rewrote`` says whether the result differs from the module at all (its text
+    is then the source's, without generating it).
 
     A plain transformer rather than a libcst codemod command: the codemod's
     matcher machinery costs more than the whole rewrite here.
@@ -68,7 +85,7 @@ class MigrateTransformer(cst.CSTTransformer):
     def __init__(
         self,
         locator: Locator,
-        scopes: Mapping[cst.CSTNode, Scope],
+        scopes: Scopes,
         *,
         path: str,
         enabled: frozenset[str],
@@ -82,6 +99,7 @@ class MigrateTransformer(cst.CSTTransformer):
         self.path = path
         self.enabled = enabled
         self.diagnostics: list[Diagnostic] = []
+        self.rewrote = False
         self.reported_names: set[str] = set()  # qualified names the diagnostics are about
         self._reported_nodes: set[int] = set()
         self.edits = ModuleEdits()
@@ -95,6 +113,16 @@ class MigrateTransformer(cst.CSTTransformer):
         self._top_level: dict[int, int] = {}  # id of a module statement -> its order key
         self._statement_key = 0  # order key of the module statement being visited
         self.body_keys: list[int] = []  # the order key of each statement of the result
+
+    # libcst looks each node's visit_<Node> and leave_<Node> up by name (a formatted
+    # string and a getattr per node, most of them misses): a table per class instead.
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        visit = _VISITS.get(type(node))
+        return visit is None or visit(self, node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
+        leave = _LEAVES.get(type(original_node))
+        return updated_node if leave is None else leave(self, original_node, updated_node)
 
     # This class has no visit_<Node>_<attribute> methods: skip libcst's lookup of
     # them for every child attribute of every node (a fifth of the pass).
@@ -116,7 +144,6 @@ class MigrateTransformer(cst.CSTTransformer):
     visit_TryStar = visit_Match = _enter_statement
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._global_scope = self._scopes[node]
         keys = self._part.statement_keys or range(len(node.body))
         self._top_level = {
             id(statement): key for statement, key in zip(node.body, keys, strict=True)
@@ -148,12 +175,13 @@ class MigrateTransformer(cst.CSTTransformer):
         self._calls_by_callee[id(node.func)] = node
 
     # ------------------------------------------------------------ references
+    @_noting_rewrites
     def leave_Attribute(
         self, original: cst.Attribute, updated: cst.Attribute
     ) -> cst.BaseExpression:
         if id(original) in self._inner_attributes:
             return updated
-        qualified = self._qualified(original)
+        qualified = self._scopes.qualified(original)
         if qualified is None:
             if original.attr.value == "export_savedmodel" and "MIG203" in self.enabled:
                 return updated.with_changes(attr=cst.Name("export_saved_model"))
@@ -249,7 +277,7 @@ class MigrateTransformer(cst.CSTTransformer):
         """Swaps the ``tf.estimator`` part of a chain for the runtime alias."""
         if isinstance(original, cst.Name):
             return updated  # a name bound by an import, which is rewritten instead
-        qualified = self._qualified(original)
+        qualified = self._scopes.qualified(original)
         replacement = symbols.RUNTIME_REPLACEMENTS.get(qualified)
         if replacement is not None:
             self._count_rewritten_root(original)
@@ -273,7 +301,7 @@ class MigrateTransformer(cst.CSTTransformer):
         (``import tensorflow_estimator as tfe``, ``from tensorflow.contrib import
         learn``): the import is removed once none of its uses is left."""
         root = _root(original)
-        root_qualified = self._qualified(root) if isinstance(root, cst.Name) else None
+        root_qualified = self._scopes.qualified(root) if isinstance(root, cst.Name) else None
         if root_qualified is not None and symbols.gone(root_qualified) is not None:
             self.edits.rewritten_roots[root.value] += 1
 
@@ -281,7 +309,7 @@ class MigrateTransformer(cst.CSTTransformer):
         """The name that refers to ``runtime.<namespace>`` here, importing it once."""
         if namespace not in self._bound:
             alias = symbols.RUNTIME_ALIASES[namespace]
-            if alias in self._global_scope:
+            if self._scopes.binds(alias):
                 alias = "runtime_" + namespace.replace(".", "_")
             module, _, name = ("runtime." + namespace).rpartition(".")
             self._need_import((module, name, alias))
@@ -325,7 +353,7 @@ class MigrateTransformer(cst.CSTTransformer):
             return updated
         if qualified.startswith("tensorflow.python."):
             root = _root(original)
-            if self._qualified(root) == "tensorflow":  # else its import was reported
+            if self._scopes.qualified(root) == "tensorflow":  # else its import was reported
                 self._report(
                     original,
                     "MIG108",
@@ -380,7 +408,7 @@ class MigrateTransformer(cst.CSTTransformer):
         root = _root(original)
         if not isinstance(root, cst.Name):
             return updated  # a chain on a call's result; the call's own chain is rewritten
-        if self._qualified(root) == "tensorflow":
+        if self._scopes.qualified(root) == "tensorflow":
             return _keeping_parentheses(
                 updated, dotted(root.value + replacement[len("tensorflow") :])
             )
@@ -463,16 +491,10 @@ class MigrateTransformer(cst.CSTTransformer):
         so after the current one); the ``import tensorflow`` the file gets, if it
         gets one, comes first."""
         if self._global_imports is None:
-            self._global_imports = {}
-            for assignment in self._global_scope.assignments:
-                if not isinstance(assignment.node, (cst.Import, cst.ImportFrom)):
-                    continue
-                names = self._global_scope.get_qualified_names_for(assignment.name)
-                if len(names) == 1:
-                    self._global_imports[assignment.name] = (
-                        next(iter(names)).name,
-                        id(assignment.node),
-                    )
+            self._global_imports = {
+                name: (qualified, id(node))
+                for name, (qualified, node) in self._scopes.import_bindings().items()
+            }
         found = {
             name: (bound, self._import_statement_keys.get(node_id))
             for name, (bound, node_id) in self._global_imports.items()
@@ -482,6 +504,7 @@ class MigrateTransformer(cst.CSTTransformer):
         return found
 
     # --------------------------------------------------------------- imports
+    @_noting_rewrites
     def leave_ImportFrom(
         self, original: cst.ImportFrom, updated: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
@@ -503,7 +526,7 @@ class MigrateTransformer(cst.CSTTransformer):
             (moved if target else kept).append((alias, target))
         if not moved or "MIG201" not in self.enabled:
             return updated
-        if isinstance(self._scopes.get(original), GlobalScope):
+        if self._scopes.at_module_level(original):
             for alias, (target_module, name) in moved:
                 bound = bound_name(alias)
                 self._bound.setdefault(f"{target_module}.{name}".removeprefix("runtime."), bound)
@@ -566,7 +589,7 @@ class MigrateTransformer(cst.CSTTransformer):
 
     def _report_missing_wildcard_names(self, node: cst.ImportFrom, namespace: str) -> None:
         provided = symbols.members(namespace)
-        missing = sorted({name for name in self._unresolved_names() if name not in provided})
+        missing = sorted({name for name in self._scopes.unresolved_names() if name not in provided})
         if missing:
             self._report(
                 node,
@@ -575,17 +598,6 @@ class MigrateTransformer(cst.CSTTransformer):
                 f"the bundled runtime: {', '.join(missing)}",
                 "import them from where TensorFlow 2 has them, or remove their uses",
             )
-
-    def _unresolved_names(self) -> set[str]:
-        """Names this file uses without defining or importing them (a wildcard
-        import's names, or undefined ones)."""
-        scopes = {scope for scope in self._scopes.values() if scope is not None}
-        return {
-            access.node.value
-            for scope in scopes
-            for access in scope.accesses
-            if not access.referents and isinstance(access.node, cst.Name)
-        }
 
     def _runtime_target(self, node, module: str, alias: cst.ImportAlias):
         qualified = f"{module}.{get_full_name_for_node(alias.name)}"
@@ -603,6 +615,7 @@ class MigrateTransformer(cst.CSTTransformer):
         target_module, _, name = ("runtime." + canonical).rpartition(".")
         return target_module, name
 
+    @_noting_rewrites
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         self._report_private_import(original)
         for alias in original.names:
@@ -620,12 +633,12 @@ class MigrateTransformer(cst.CSTTransformer):
         return updated
 
     # ----------------------------------------------------------- the module
+    @_noting_rewrites
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         for statement in updated.body:
             bound = removable_import_binding(statement)
             if bound is not None:
-                uses = sum(len(a.references) for a in self._global_scope.assignments[bound])
-                self.edits.root_uses[bound] += uses
+                self.edits.root_uses[bound] += self._scopes.uses(bound)
         if not self._part.finishes:
             self.body_keys = [self._top_level[id(statement)] for statement in original.body]
             return updated
@@ -639,6 +652,11 @@ class MigrateTransformer(cst.CSTTransformer):
             if id(after) in survivors and isinstance(after, cst.SimpleStatementLine):
                 for old, new in zip(before.body, after.body, strict=True):
                     self._report_gone_import(old, new)
+        unchanged = len(body) == len(updated.body) and all(
+            new is old for new, old in zip(body, updated.body, strict=True)
+        )
+        if unchanged and not orphans:
+            return updated  # nothing added, removed or moved
         return updated.with_changes(body=body, footer=[*orphans, *updated.footer])
 
     def _report_private_import(self, node) -> None:
@@ -678,23 +696,15 @@ class MigrateTransformer(cst.CSTTransformer):
                 return
 
     # ---------------------------------------------------------------- helpers
-    def _qualified(self, node: cst.CSTNode) -> str | None:
-        """The one import-based qualified name of ``node`` (None if none or ambiguous)."""
-        scope = self._scopes.get(node)
-        if scope is None or dotted_name(node) is None:
-            return None  # a chain on a call's or subscript's result names no import
-        names = {
-            q.name
-            for q in scope.get_qualified_names_for(node)
-            if q.source == QualifiedNameSource.IMPORT
-        }
-        return names.pop() if len(names) == 1 else None
-
+    @_noting_rewrites
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """Turns TF 1's dataset iterator methods into functions."""
         if "MIG202" not in self.enabled or not isinstance(original.func, cst.Attribute):
             return updated
-        if original.func.attr.value in _ITERATOR_METHODS and self._qualified(original.func) is None:
+        if (
+            original.func.attr.value in _ITERATOR_METHODS
+            and self._scopes.qualified(original.func) is None
+        ):
             return self._iterator_function(original, updated)
         return updated
 
@@ -770,6 +780,19 @@ class MigrateTransformer(cst.CSTTransformer):
         self.diagnostics.append(Diagnostic(self.path, line, column, code, message, suggestion))
 
 
+def _handlers(prefix: str) -> dict[type, object]:
+    """The transformer's own ``<prefix><Node>`` methods, by node class (libcst's
+    base class has a no-op one for every node)."""
+    return {
+        getattr(cst, name.removeprefix(prefix)): method
+        for name, method in vars(MigrateTransformer).items()
+        if name.startswith(prefix) and "_" not in name.removeprefix(prefix)
+    }
+
+
+_VISITS = _handlers("visit_")
+_LEAVES = _handlers("leave_")
+
 # TF 1 Dataset methods that TF 2 has as tf.compat.v1.data functions.
 _ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 
@@ -833,9 +856,20 @@ def migrate_module(
     part: Part | None = None,
 ) -> tuple[cst.Module, MigrateTransformer]:
     """Returns the new module and the transformer that made it (its ``diagnostics``
-    and ``edits``); ``module`` itself is left as it was."""
+    and ``edits``); ``module`` itself is left as it was.
+
+    Names resolve through the module's imports alone where that is exact
+    (``migrator.import_scopes``), else through libcst's full scope analysis.
+    """
+    scopes = import_scopes(module, locator.tree)
+    if scopes is not None:
+        transformer = MigrateTransformer(locator, scopes, path=path, enabled=enabled, part=part)
+        try:
+            return module.visit(transformer), transformer
+        except NeedsFullScopes:
+            pass
     transformer = MigrateTransformer(
-        locator, module_scopes(module), path=path, enabled=enabled, part=part
+        locator, FullScopes(module), path=path, enabled=enabled, part=part
     )
     return module.visit(transformer), transformer
 

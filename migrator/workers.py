@@ -60,7 +60,7 @@ def _migrate_in_workers(candidates, enabled, jobs: int, progress: Progress, veri
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         batches = {
             pool.submit(_migrate_batch, [candidates[i] for i in batch], enabled, verify): batch
-            for batch in _batches(len(candidates), jobs)
+            for batch in _batches([len(data) for _, data in candidates], jobs)
         }
         for future in as_completed(batches):
             batch = batches[future]
@@ -93,9 +93,21 @@ def _inherited_objects_frozen():
         gc.unfreeze()
 
 
-def _batches(count: int, jobs: int) -> list[range]:
-    size = max(1, count // (jobs * 4))
-    return [range(start, min(start + size, count)) for start in range(0, count, size)]
+def _batches(sizes: list[int], jobs: int) -> list[list[int]]:
+    """Indexes of the files in batches of about equal bytes, the largest files
+    first: the pool ends on small batches, so no worker is left alone with a long
+    one while the others idle."""
+    largest_first = sorted(range(len(sizes)), key=lambda index: -sizes[index])
+    budget = max(1, sum(sizes) // (jobs * 8))
+    batches: list[list[int]] = [[]]
+    filled = 0
+    for index in largest_first:
+        if filled >= budget:
+            batches.append([])
+            filled = 0
+        batches[-1].append(index)
+        filled += sizes[index]
+    return batches
 
 
 def _migrate_batch(batch: list[Candidate], enabled: frozenset[str], verify: bool):

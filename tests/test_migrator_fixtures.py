@@ -3,13 +3,16 @@ become exactly ``<case>.out.py``. A ``# expect: CODE`` comment on a line of the
 input says which diagnostics that line must get (and no other line may get any).
 """
 
+import ast
 import re
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
-from migrator.migrate import migrate_code
+from migrator.migrate import ALL_CODES, migrate_code, whole_file_part
+from migrator.positions import Locator
+from migrator.transform import migrate_module
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "migrator"
 CASES = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))
@@ -40,6 +43,25 @@ def test_fixture_pair(case):
 def test_fixture_output_is_stable(case):
     expected = (FIXTURES / f"{case}.out.py").read_text()
     assert migrate_code(expected).migrated == expected
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_transformer_says_whether_it_rewrote(case):
+    """An unchanged module's text is the source's, not generated again: that holds
+    only if ``rewrote`` notes every rewrite (the pairs change; their outputs do not)."""
+    before = (FIXTURES / f"{case}.in.py").read_text()
+    after = (FIXTURES / f"{case}.out.py").read_text()
+    for source, changes in [(before, before != after), (after, False)]:
+        tree = ast.parse(source)
+        new, transformer = migrate_module(
+            cst.parse_module(source),
+            locator=Locator(source, tree),
+            path=case,
+            enabled=ALL_CODES,
+            part=whole_file_part(source, tree),
+        )
+        assert transformer.rewrote == changes
+        assert new.code == (after if changes else source)
 
 
 def test_there_are_enough_fixture_pairs():
