@@ -113,16 +113,27 @@ class MigrateTransformer(cst.CSTTransformer):
         self._top_level: dict[int, int] = {}  # id of a module statement -> its order key
         self._statement_key = 0  # order key of the module statement being visited
         self.body_keys: list[int] = []  # the order key of each statement of the result
+        self._visits = self._handlers("visit_")
+        self._leaves = self._handlers("leave_")
+
+    def _handlers(self, prefix: str) -> dict[type, object]:
+        """This class's own ``<prefix><Node>`` methods, by node class (libcst's base
+        class has a no-op one for every node)."""
+        return {
+            getattr(cst, name.removeprefix(prefix)): getattr(self, name)
+            for name in vars(MigrateTransformer)
+            if name.startswith(prefix) and "_" not in name.removeprefix(prefix)
+        }
 
     # libcst looks each node's visit_<Node> and leave_<Node> up by name (a formatted
-    # string and a getattr per node, most of them misses): a table per class instead.
+    # string and a getattr per node, most of them misses): a table instead.
     def on_visit(self, node: cst.CSTNode) -> bool:
-        visit = _VISITS.get(type(node))
-        return visit is None or visit(self, node) is not False
+        visit = self._visits.get(type(node))
+        return visit is None or visit(node) is not False
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
-        leave = _LEAVES.get(type(original_node))
-        return updated_node if leave is None else leave(self, original_node, updated_node)
+        leave = self._leaves.get(type(original_node))
+        return updated_node if leave is None else leave(original_node, updated_node)
 
     # This class has no visit_<Node>_<attribute> methods: skip libcst's lookup of
     # them for every child attribute of every node (a fifth of the pass).
@@ -779,19 +790,6 @@ class MigrateTransformer(cst.CSTTransformer):
         line, column = self._locator.locate(*self._occurrence[id(node)])
         self.diagnostics.append(Diagnostic(self.path, line, column, code, message, suggestion))
 
-
-def _handlers(prefix: str) -> dict[type, object]:
-    """The transformer's own ``<prefix><Node>`` methods, by node class (libcst's
-    base class has a no-op one for every node)."""
-    return {
-        getattr(cst, name.removeprefix(prefix)): method
-        for name, method in vars(MigrateTransformer).items()
-        if name.startswith(prefix) and "_" not in name.removeprefix(prefix)
-    }
-
-
-_VISITS = _handlers("visit_")
-_LEAVES = _handlers("leave_")
 
 # TF 1 Dataset methods that TF 2 has as tf.compat.v1.data functions.
 _ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
