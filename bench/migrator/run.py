@@ -146,6 +146,7 @@ def main() -> None:
             f"{rows[label] / floor:.2f}x the libcst parse-only time"
         )
     cold = rows[next(tool for tool in rows if tool.endswith("(default)"))]
+    print(f"default jobs: {rows['migrate --jobs 1'] / cold:.2f}x faster than --jobs 1")
     warm = rows["migrate, re-run (warm cache)"]
     print(f"re-run with a warm cache: {cold / warm:.1f}x faster than a cold run")
 
