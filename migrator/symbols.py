@@ -102,6 +102,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.TrainSpec",
         "estimator.VocabInfo",
         "estimator.WarmStartSettings",
+        "estimator.add_metrics",
         "estimator.train_and_evaluate",
         "estimator.export",
         "estimator.export.ClassificationOutput",

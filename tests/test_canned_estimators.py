@@ -65,6 +65,7 @@ MODELS = (
     "poisson_regression",
     "logistic_regression",
     "multi_label",
+    "regression_added_metrics",
 )
 
 # The keys TensorFlow's heads produce (tensorflow-estimator's metric_keys and
@@ -123,6 +124,12 @@ HEADS = {
         {"logits", "probabilities", "classes"},
         {"serving_default", "classification", "predict"},
     ),
+    # tf.estimator.add_metrics: the head's, and the metric_fn's
+    "added_metrics": (
+        _REGRESSION_METRICS | {"extra/rmse", "extra/mae", "extra/summary_steps"},
+        {"predictions"},
+        {"serving_default", "regression", "predict"},
+    ),
     # with an inverse link: the logits too
     "linked_regression": (
         _REGRESSION_METRICS,
@@ -135,6 +142,7 @@ WITH_A_HEAD = {
     "poisson_regression": ("dnn", "linked_regression"),
     "logistic_regression": ("linear", "linked_regression"),
     "multi_label": ("dnn", "multi_label"),
+    "regression_added_metrics": ("dnn", "added_metrics"),
 }
 # The variables each family names as TensorFlow named them.
 _DNN_VARIABLES = {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias"}
@@ -351,6 +359,18 @@ def test_heads_reject_bad_arguments_as_tensorflow_did(make, message):
 
     with pytest.raises(ValueError, match=message):
         make(estimator)
+
+
+def test_add_metrics_rejects_a_metric_fn_with_other_arguments_as_tensorflow_did(tmp_path):
+    from runtime import estimator
+
+    regressor = estimator.DNNRegressor([2], [tf.feature_column.numeric_column("x")])
+
+    def metric_fn(labels, predictions, mode):
+        return {}
+
+    with pytest.raises(ValueError, match=r"has following not expected args: \['mode'\]"):
+        estimator.add_metrics(regressor, metric_fn)
 
 
 def _train_with(tmp_path, **arguments):

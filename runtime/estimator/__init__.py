@@ -26,6 +26,7 @@ from runtime.engine.hooks import SessionRunArgs, SessionRunContext, SessionRunHo
 from runtime.engine.run_config import RunConfig
 from runtime.engine.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
 from runtime.estimator import export, inputs
+from runtime.estimator.extenders import add_metrics
 from runtime.saving import checkpoints
 from runtime.saving.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
 from runtime.saving.warm_start import WarmStartSettings
@@ -106,6 +107,7 @@ __all__ = [
     "TrainSpec",
     "VocabInfo",
     "WarmStartSettings",
+    "add_metrics",
     "export",
     "inputs",
     "train_and_evaluate",

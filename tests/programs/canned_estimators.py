@@ -189,6 +189,24 @@ def config():
     return estimator.RunConfig(tf_random_seed=7, save_summary_steps=1)
 
 
+def added_metrics(labels, predictions, features, config):
+    """A metric_fn for tf.estimator.add_metrics: a v1 metric and a Keras metric on
+    the model's predictions, one from the config, and the head's own label/mean
+    replaced by an unweighted one."""
+    labels = tf.reshape(labels, [-1, 1])
+    absolute_error = tf.keras.metrics.MeanAbsoluteError(name="mae")
+    absolute_error.update_state(labels, predictions["predictions"])
+    steps = tf.fill(tf.shape(labels), float(config.save_summary_steps))
+    return {
+        "extra/rmse": tf.compat.v1.metrics.root_mean_squared_error(
+            labels, predictions["predictions"], weights=features["weight"]
+        ),
+        "extra/mae": absolute_error,
+        "extra/summary_steps": tf.compat.v1.metrics.mean(steps),
+        "label/mean": tf.compat.v1.metrics.mean(labels),
+    }
+
+
 # name: (a function of model_dir making the estimator, the labels it learns[, the
 # features it gets: a baseline with two of them fails on both sides, its bias's
 # initializer depending on the batch size checks of the iterator's features])
@@ -218,6 +236,15 @@ ESTIMATORS = {
             optimizer="Adam",
             activation_fn=tf.nn.tanh,
             config=config(),
+        ),
+        SPEND,
+    ),
+    "regression_added_metrics": (
+        lambda d: estimator.add_metrics(
+            estimator.DNNRegressor(
+                [4], columns(), model_dir=d, weight_column="weight", config=config()
+            ),
+            added_metrics,
         ),
         SPEND,
     ),
