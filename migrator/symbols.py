@@ -85,6 +85,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.LogisticRegressionHead",
         "estimator.ModeKeys",
         "estimator.MultiClassHead",
+        "estimator.MultiHead",
         "estimator.MultiLabelHead",
         "estimator.NanLossDuringTrainingError",
         "estimator.NanTensorHook",

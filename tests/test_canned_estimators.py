@@ -66,6 +66,7 @@ MODELS = (
     "logistic_regression",
     "multi_label",
     "regression_added_metrics",
+    "multi_head",
 )
 
 # The keys TensorFlow's heads produce (tensorflow-estimator's metric_keys and
@@ -124,6 +125,33 @@ HEADS = {
         {"logits", "probabilities", "classes"},
         {"serving_default", "classification", "predict"},
     ),
+    # MultiHead of a three-class head "level" and a regression head "spend": each
+    # head's keys end in its name, each head's loss is one; predictions by head;
+    # the first head serves by default, every head's signatures under its name
+    "multi_head": (
+        {
+            "accuracy/level",
+            "average_loss/level",
+            "loss/level",
+            "average_loss/spend",
+            "label/mean/spend",
+            "prediction/mean/spend",
+            "loss/spend",
+            "loss",
+            "global_step",
+        },
+        {*(f"level/{key}" for key in _CLASSES), "spend/predictions"},
+        {
+            "serving_default",
+            "predict",
+            "level",
+            "level/classification",
+            "level/predict",
+            "spend",
+            "spend/regression",
+            "spend/predict",
+        },
+    ),
     # tf.estimator.add_metrics: the head's, and the metric_fn's
     "added_metrics": (
         _REGRESSION_METRICS | {"extra/rmse", "extra/mae", "extra/summary_steps"},
@@ -143,6 +171,7 @@ WITH_A_HEAD = {
     "logistic_regression": ("linear", "linked_regression"),
     "multi_label": ("dnn", "multi_label"),
     "regression_added_metrics": ("dnn", "added_metrics"),
+    "multi_head": ("dnn", "multi_head"),
 }
 # The variables each family names as TensorFlow named them.
 _DNN_VARIABLES = {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias"}
@@ -346,6 +375,12 @@ def _changed_kernels(directory, model: str, mode: str, checkpoint: str) -> set[s
             lambda e: e.MultiLabelHead(3, classes_for_class_based_metrics=[3]),
             r"must be in range \[0, 2\]. Given: 3",
         ),
+        (lambda e: e.MultiHead([]), r"Must specify heads\. Given: \[\]"),
+        (
+            lambda e: e.MultiHead([e.RegressionHead(name="a")], head_weights=[1.0, 2.0]),
+            "heads and head_weights must have the same size",
+        ),
+        (lambda e: e.MultiHead([e.RegressionHead()]), "All given heads must have name specified"),
         (lambda e: e.RegressionHead(label_dimension=0), "Invalid label_dimension 0"),
         (lambda e: e.RegressionHead(loss_reduction="none"), "Invalid loss_reduction: none"),
         (

@@ -151,6 +151,11 @@ def served(export_dir) -> dict:
     return outputs
 
 
+def _key(key) -> str:
+    """A prediction's key; a MultiHead's ``(head, key)`` as ``head/key``."""
+    return "/".join(key) if isinstance(key, tuple) else key
+
+
 def plain(value):
     value = np.asarray(value)
     if value.dtype.kind in "SO":
@@ -166,7 +171,7 @@ def run(name, make_estimator, labels, feature_names=None, *, model_dir) -> dict:
     est.train(input_fn(labels, features), steps=12)
     metrics = est.evaluate(eval_input_fn(labels, features))
     predictions = [
-        {k: plain(v) for k, v in p.items()} for p in est.predict(predict_input_fn(features))
+        {_key(k): plain(v) for k, v in p.items()} for p in est.predict(predict_input_fn(features))
     ]
     every_column = columns() + [tf.feature_column.numeric_column("weight")]
     spec = {
@@ -312,6 +317,24 @@ ESTIMATORS = {
             config=config(),
         ),
         TOPICS,
+    ),
+    "multi_head": (
+        lambda d: estimator.DNNEstimator(
+            estimator.MultiHead(
+                [
+                    estimator.MultiClassHead(
+                        3, label_vocabulary=["low", "mid", "high"], name="level"
+                    ),
+                    estimator.RegressionHead(weight_column="weight", name="spend"),
+                ],
+                head_weights=[1.0, 0.5],
+            ),
+            [6],
+            columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        {"level": LEVEL, "spend": SPEND},
     ),
     "logistic_regression": (
         lambda d: estimator.LinearEstimator(

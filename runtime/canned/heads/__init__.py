@@ -3,6 +3,7 @@
 from runtime.canned.heads.binary_class import BinaryClassHead
 from runtime.canned.heads.head import Head
 from runtime.canned.heads.multi_class import MultiClassHead
+from runtime.canned.heads.multi_head import MultiHead
 from runtime.canned.heads.multi_label import MultiLabelHead
 from runtime.canned.heads.regression import (
     LogisticRegressionHead,
@@ -32,6 +33,7 @@ __all__ = [
     "Head",
     "LogisticRegressionHead",
     "MultiClassHead",
+    "MultiHead",
     "MultiLabelHead",
     "PoissonRegressionHead",
     "RegressionHead",

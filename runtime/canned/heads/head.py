@@ -116,7 +116,7 @@ class Head:
             if mode == ModeKeys.EVAL:
                 eval_metrics = self.metrics(regularization_losses=regularization_losses)
             else:
-                train_op = _train_op(
+                train_op = train_op_for(
                     loss,
                     optimizer=optimizer,
                     train_op_fn=train_op_fn,
@@ -131,13 +131,7 @@ class Head:
             return EstimatorSpec(
                 mode=mode, predictions=predictions, loss=loss, eval_metric_ops=eval_metric_ops
             )
-        with tf.compat.v1.name_scope(""):
-            tf.compat.v1.summary.scalar(self._summary_key(MetricKeys.LOSS), loss)
-            if regularization_losses is not None:
-                tf.compat.v1.summary.scalar(
-                    self._summary_key(MetricKeys.LOSS_REGULARIZATION),
-                    tf.math.add_n(regularization_losses),
-                )
+        loss_summaries(loss, regularization_losses, summary_key=self._summary_key)
         return EstimatorSpec(mode=mode, predictions=predictions, loss=loss, train_op=train_op)
 
     def _update_loss_mean(self, eval_metrics, features, logits, labels):
@@ -162,7 +156,17 @@ class Head:
             )
 
 
-def _train_op(loss, *, optimizer, train_op_fn, update_ops, trainable_variables, loss_reduction):
+def loss_summaries(loss, regularization_losses, *, summary_key=lambda key: key) -> None:
+    """The training loss's summary (and the regularization's), outside any name scope."""
+    with tf.compat.v1.name_scope(""):
+        tf.compat.v1.summary.scalar(summary_key(MetricKeys.LOSS), loss)
+        if regularization_losses is not None:
+            tf.compat.v1.summary.scalar(
+                summary_key(MetricKeys.LOSS_REGULARIZATION), tf.math.add_n(regularization_losses)
+            )
+
+
+def train_op_for(loss, *, optimizer, train_op_fn, update_ops, trainable_variables, loss_reduction):
     """``optimizer`` minimizing ``loss`` over ``trainable_variables`` (averaged over
     replicas when the loss is), or ``train_op_fn(loss)``; then ``update_ops``."""
     if update_ops is not None and not isinstance(update_ops, (list, tuple)):
