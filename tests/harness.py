@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -101,13 +102,22 @@ def program_record(python: Path, program: Path, side: str, model_dir: Path, args
     return json.loads(result.stdout)
 
 
+# CPython 3.11's ast.parse is not safe in two threads at once (its AST conversion
+# keeps one recursion counter per interpreter: "SystemError: AST constructor
+# recursion depth mismatch", seen in a clean-clone CI run); run_sides' threads
+# parse one at a time.
+_PARSING = threading.Lock()
+
+
 def program_command(program: Path, *, legacy: bool) -> list[str]:
     """How to run a program: a legacy one written for TF 1.x (``migrator.dialect``)
     gets TF 1's API on TF 2.15 (``tests/standins/tf1_api.py``)."""
     if not legacy:
         return [str(MAIN_PYTHON), str(program)]
     code = program.read_text()
-    if tensorflow_dialect(code, ast.parse(code)) == TF1:
+    with _PARSING:
+        tree = ast.parse(code)
+    if tensorflow_dialect(code, tree) == TF1:
         return [str(LEGACY_PYTHON), str(RUN_LEGACY), "--tf1-api", str(program)]
     return [str(LEGACY_PYTHON), str(program)]
 
