@@ -7,7 +7,7 @@ from tensorflow.python.saved_model.model_utils import export_output
 from runtime.canned.heads import checks, vocabulary
 from runtime.canned.heads.head import (
     Head,
-    all_class_ids,
+    add_class_predictions,
     all_classes,
     update_with_broadcast_weights,
 )
@@ -20,7 +20,7 @@ from runtime.canned.keys import (
     PredictionKeys,
 )
 
-_ALL_PREDICTIONS = (
+_PREDICTIONS = (
     PredictionKeys.LOGITS,
     PredictionKeys.LOGISTIC,
     PredictionKeys.PROBABILITIES,
@@ -33,6 +33,7 @@ _ALL_PREDICTIONS = (
 
 class BinaryClassHead(Head):
     logits_dimension = 1
+    _PREDICTION_KEYS = _PREDICTIONS
 
     def __init__(
         self,
@@ -69,42 +70,26 @@ class BinaryClassHead(Head):
         weights = checks.example_weights(features, self._weight_column, logits)
         return loss, weights
 
-    def predictions(self, logits, keys=None):
-        keys = keys or _ALL_PREDICTIONS
-        logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-        predictions = {}
-        with tf.compat.v1.name_scope("predictions", values=(logits,)):
-            if PredictionKeys.LOGITS in keys:
-                predictions[PredictionKeys.LOGITS] = logits
-            if PredictionKeys.LOGISTIC in keys:
-                predictions[PredictionKeys.LOGISTIC] = tf.math.sigmoid(
-                    logits, name=PredictionKeys.LOGISTIC
-                )
-            two_class_logits = tf.concat(
-                (tf.compat.v1.zeros_like(logits), logits), axis=-1, name="two_class_logits"
+    def _add_predictions(self, predictions: dict, logits, keys) -> None:
+        if PredictionKeys.LOGISTIC in keys:
+            predictions[PredictionKeys.LOGISTIC] = tf.math.sigmoid(
+                logits, name=PredictionKeys.LOGISTIC
             )
-            if PredictionKeys.PROBABILITIES in keys:
-                predictions[PredictionKeys.PROBABILITIES] = tf.compat.v1.nn.softmax(
-                    two_class_logits, name=PredictionKeys.PROBABILITIES
-                )
-            if PredictionKeys.CLASS_IDS in keys or PredictionKeys.CLASSES in keys:
-                class_ids = tf.compat.v1.math.argmax(
-                    two_class_logits, axis=-1, name=PredictionKeys.CLASS_IDS
-                )
-                class_ids = tf.compat.v1.expand_dims(class_ids, axis=-1)
-                if PredictionKeys.CLASS_IDS in keys:
-                    predictions[PredictionKeys.CLASS_IDS] = class_ids
-                if PredictionKeys.CLASSES in keys:
-                    predictions[PredictionKeys.CLASSES] = class_names(
-                        self._label_vocabulary, class_ids
-                    )
-            if PredictionKeys.ALL_CLASS_IDS in keys:
-                predictions[PredictionKeys.ALL_CLASS_IDS] = all_class_ids(logits, 2)
-            if PredictionKeys.ALL_CLASSES in keys:
-                predictions[PredictionKeys.ALL_CLASSES] = all_classes(
-                    logits, 2, self._label_vocabulary
-                )
-            return predictions
+        two_class_logits = tf.concat(
+            (tf.compat.v1.zeros_like(logits), logits), axis=-1, name="two_class_logits"
+        )
+        if PredictionKeys.PROBABILITIES in keys:
+            predictions[PredictionKeys.PROBABILITIES] = tf.compat.v1.nn.softmax(
+                two_class_logits, name=PredictionKeys.PROBABILITIES
+            )
+        add_class_predictions(
+            predictions,
+            keys,
+            class_logits=two_class_logits,
+            logits=logits,
+            n_classes=2,
+            label_vocabulary=self._label_vocabulary,
+        )
 
     def _threshold_keys(self, pattern: str) -> list[str]:
         return [self._summary_key(pattern % threshold) for threshold in self._thresholds]
@@ -197,12 +182,6 @@ class BinaryClassHead(Head):
             ),
             PREDICT_SERVING_KEY: export_output.PredictOutput(predictions),
         }
-
-
-def class_names(label_vocabulary, class_ids):
-    if label_vocabulary:
-        return vocabulary.class_names(label_vocabulary, class_ids)
-    return tf.strings.as_string(class_ids, name="str_classes")
 
 
 def _update_auc(metric, labels, predictions, weights) -> None:

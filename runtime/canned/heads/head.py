@@ -9,7 +9,7 @@ from tensorflow.python.saved_model.model_utils import export_output
 
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.spec import EstimatorSpec
-from runtime.canned.heads import checks
+from runtime.canned.heads import checks, vocabulary
 from runtime.canned.keys import (
     CLASSIFY_SERVING_KEY,
     DEFAULT_SERVING_KEY,
@@ -52,7 +52,19 @@ class Head:
     def _unweighted_loss_and_weights(self, logits, labels, features):
         raise NotImplementedError
 
-    def predictions(self, logits):
+    _PREDICTION_KEYS: tuple[str, ...] = ()  # what predictions() gives by default
+
+    def predictions(self, logits, keys=None):
+        """The predictions named in ``keys`` (by default all the head has)."""
+        keys = keys or self._PREDICTION_KEYS
+        logits = checks.logits_with_final_dim(logits, self.logits_dimension)
+        with tf.compat.v1.name_scope("predictions", values=(logits,)):
+            predictions = {PredictionKeys.LOGITS: logits} if PredictionKeys.LOGITS in keys else {}
+            self._add_predictions(predictions, logits, keys)
+            return predictions
+
+    def _add_predictions(self, predictions: dict, logits, keys) -> None:
+        """Adds the head's predictions but the logits."""
         raise NotImplementedError
 
     def metrics(self, regularization_losses=None) -> dict:
@@ -209,6 +221,30 @@ def _validate_trainable_variables(trainable_variables) -> None:
             "trainable_variables should be a list or a tuple. "
             f"Given type: {type(trainable_variables)}."
         )
+
+
+def add_class_predictions(
+    predictions: dict, keys, *, class_logits, logits, n_classes: int, label_vocabulary
+) -> None:
+    """A classifier's class predictions: the most likely class (of ``class_logits``)
+    by id and by name, and every class's id and name."""
+    if PredictionKeys.CLASS_IDS in keys or PredictionKeys.CLASSES in keys:
+        class_ids = tf.compat.v1.math.argmax(class_logits, axis=-1, name=PredictionKeys.CLASS_IDS)
+        class_ids = tf.compat.v1.expand_dims(class_ids, axis=-1)
+        if PredictionKeys.CLASS_IDS in keys:
+            predictions[PredictionKeys.CLASS_IDS] = class_ids
+        if PredictionKeys.CLASSES in keys:
+            predictions[PredictionKeys.CLASSES] = class_names(label_vocabulary, class_ids)
+    if PredictionKeys.ALL_CLASS_IDS in keys:
+        predictions[PredictionKeys.ALL_CLASS_IDS] = all_class_ids(logits, n_classes)
+    if PredictionKeys.ALL_CLASSES in keys:
+        predictions[PredictionKeys.ALL_CLASSES] = all_classes(logits, n_classes, label_vocabulary)
+
+
+def class_names(label_vocabulary, class_ids):
+    if label_vocabulary:
+        return vocabulary.class_names(label_vocabulary, class_ids)
+    return tf.strings.as_string(class_ids, name="str_classes")
 
 
 def all_class_ids(logits, n_classes: int):

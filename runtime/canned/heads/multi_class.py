@@ -4,11 +4,10 @@ import tensorflow as tf
 import tf_keras
 
 from runtime.canned.heads import checks, vocabulary
-from runtime.canned.heads.binary_class import class_names
-from runtime.canned.heads.head import Head, all_class_ids, all_classes, classification_outputs
+from runtime.canned.heads.head import Head, add_class_predictions, classification_outputs
 from runtime.canned.keys import MetricKeys, PredictionKeys
 
-_ALL_PREDICTIONS = (
+_PREDICTIONS = (
     PredictionKeys.LOGITS,
     PredictionKeys.PROBABILITIES,
     PredictionKeys.CLASS_IDS,
@@ -19,6 +18,8 @@ _ALL_PREDICTIONS = (
 
 
 class MultiClassHead(Head):
+    _PREDICTION_KEYS = _PREDICTIONS
+
     def __init__(
         self,
         n_classes,
@@ -75,33 +76,19 @@ class MultiClassHead(Head):
         weights = checks.example_weights(features, self._weight_column, logits)
         return loss, weights
 
-    def predictions(self, logits, keys=None):
-        keys = keys or _ALL_PREDICTIONS
-        logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-        predictions = {}
-        with tf.compat.v1.name_scope("predictions", values=(logits,)):
-            if PredictionKeys.LOGITS in keys:
-                predictions[PredictionKeys.LOGITS] = logits
-            if PredictionKeys.PROBABILITIES in keys:
-                predictions[PredictionKeys.PROBABILITIES] = tf.compat.v1.nn.softmax(
-                    logits, name=PredictionKeys.PROBABILITIES
-                )
-            if PredictionKeys.CLASS_IDS in keys or PredictionKeys.CLASSES in keys:
-                class_ids = tf.compat.v1.math.argmax(logits, axis=-1, name=PredictionKeys.CLASS_IDS)
-                class_ids = tf.compat.v1.expand_dims(class_ids, axis=-1)
-                if PredictionKeys.CLASS_IDS in keys:
-                    predictions[PredictionKeys.CLASS_IDS] = class_ids
-                if PredictionKeys.CLASSES in keys:
-                    predictions[PredictionKeys.CLASSES] = class_names(
-                        self._label_vocabulary, class_ids
-                    )
-            if PredictionKeys.ALL_CLASS_IDS in keys:
-                predictions[PredictionKeys.ALL_CLASS_IDS] = all_class_ids(logits, self._n_classes)
-            if PredictionKeys.ALL_CLASSES in keys:
-                predictions[PredictionKeys.ALL_CLASSES] = all_classes(
-                    logits, self._n_classes, self._label_vocabulary
-                )
-            return predictions
+    def _add_predictions(self, predictions: dict, logits, keys) -> None:
+        if PredictionKeys.PROBABILITIES in keys:
+            predictions[PredictionKeys.PROBABILITIES] = tf.compat.v1.nn.softmax(
+                logits, name=PredictionKeys.PROBABILITIES
+            )
+        add_class_predictions(
+            predictions,
+            keys,
+            class_logits=logits,
+            logits=logits,
+            n_classes=self._n_classes,
+            label_vocabulary=self._label_vocabulary,
+        )
 
     def metrics(self, regularization_losses=None) -> dict:
         key = self._summary_key

@@ -13,12 +13,14 @@ from runtime.canned.heads.head import (
 )
 from runtime.canned.keys import MetricKeys, PredictionKeys
 
-_ALL_PREDICTIONS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASSES)
+_PREDICTIONS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASSES)
 
 
 class MultiLabelHead(Head):
     """Labels are a multi-hot ``[batch, n_classes]`` tensor, or a SparseTensor of
     class ids (of class names with ``label_vocabulary``)."""
+
+    _PREDICTION_KEYS = _PREDICTIONS
 
     def __init__(
         self,
@@ -104,22 +106,15 @@ class MultiLabelHead(Head):
         weights = checks.example_weights(features, self._weight_column, logits)
         return loss, weights
 
-    def predictions(self, logits, keys=None):
-        keys = keys or _ALL_PREDICTIONS
-        logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-        predictions = {}
-        with tf.compat.v1.name_scope("predictions", values=(logits,)):
-            if PredictionKeys.LOGITS in keys:
-                predictions[PredictionKeys.LOGITS] = logits
-            if PredictionKeys.PROBABILITIES in keys:
-                predictions[PredictionKeys.PROBABILITIES] = tf.math.sigmoid(
-                    logits, name=PredictionKeys.PROBABILITIES
-                )
-            if PredictionKeys.CLASSES in keys:
-                predictions[PredictionKeys.CLASSES] = all_classes(
-                    logits, self._n_classes, self._label_vocabulary
-                )
-            return predictions
+    def _add_predictions(self, predictions: dict, logits, keys) -> None:
+        if PredictionKeys.PROBABILITIES in keys:
+            predictions[PredictionKeys.PROBABILITIES] = tf.math.sigmoid(
+                logits, name=PredictionKeys.PROBABILITIES
+            )
+        if PredictionKeys.CLASSES in keys:
+            predictions[PredictionKeys.CLASSES] = all_classes(
+                logits, self._n_classes, self._label_vocabulary
+            )
 
     # -- metric keys, as tensorflow-estimator named them ----------------------------
 
