@@ -22,7 +22,6 @@ AddImportsVisitor, cost about 3x more per file.)
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Sequence
 
 import libcst as cst
@@ -58,19 +57,6 @@ class Part:
     dialect: str = dialect.UNKNOWN  # the TensorFlow the whole file was written for
     # the name of an ``import tensorflow`` the file gets (``migrator.tf1_flavours``)
     added_tensorflow: str | None = None
-
-
-def _noting_rewrites(leave):
-    """A ``leave_*`` method that sets ``rewrote`` when it returns another node."""
-
-    @functools.wraps(leave)
-    def noted(self, original, updated):
-        result = leave(self, original, updated)
-        if result is not updated:
-            self.rewrote = True
-        return result
-
-    return noted
 
 
 class MigrateTransformer(cst.CSTTransformer):
@@ -133,7 +119,11 @@ class MigrateTransformer(cst.CSTTransformer):
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
         leave = self._leaves.get(type(original_node))
-        return updated_node if leave is None else leave(original_node, updated_node)
+        if leave is None:
+            return updated_node
+        result = leave(original_node, updated_node)
+        self.rewrote |= result is not updated_node
+        return result
 
     # This class has no visit_<Node>_<attribute> methods: skip libcst's lookup of
     # them for every child attribute of every node (a fifth of the pass).
@@ -186,7 +176,6 @@ class MigrateTransformer(cst.CSTTransformer):
         self._calls_by_callee[id(node.func)] = node
 
     # ------------------------------------------------------------ references
-    @_noting_rewrites
     def leave_Attribute(
         self, original: cst.Attribute, updated: cst.Attribute
     ) -> cst.BaseExpression:
@@ -515,7 +504,6 @@ class MigrateTransformer(cst.CSTTransformer):
         return found
 
     # --------------------------------------------------------------- imports
-    @_noting_rewrites
     def leave_ImportFrom(
         self, original: cst.ImportFrom, updated: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
@@ -626,7 +614,6 @@ class MigrateTransformer(cst.CSTTransformer):
         target_module, _, name = ("runtime." + canonical).rpartition(".")
         return target_module, name
 
-    @_noting_rewrites
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         self._report_private_import(original)
         for alias in original.names:
@@ -644,7 +631,6 @@ class MigrateTransformer(cst.CSTTransformer):
         return updated
 
     # ----------------------------------------------------------- the module
-    @_noting_rewrites
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         for statement in updated.body:
             bound = removable_import_binding(statement)
@@ -707,7 +693,6 @@ class MigrateTransformer(cst.CSTTransformer):
                 return
 
     # ---------------------------------------------------------------- helpers
-    @_noting_rewrites
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """Turns TF 1's dataset iterator methods into functions."""
         if "MIG202" not in self.enabled or not isinstance(original.func, cst.Attribute):
