@@ -7,59 +7,27 @@ Tolerance: |cluster - single| <= 1e-6 * |single| + 1e-7 per element. The
 cluster sums two half-batch gradients where one process reduces the whole
 batch, so results differ by float32 rounding: a few ulps of an Adam update
 (learning rate 0.01), about 1e-8 absolute whatever the variable's magnitude
-(observed: at most 7.5e-9). Every process has 300 s to finish.
+(observed: at most 7.5e-9). Every process has 300 s to finish
+(``cluster_processes.TIMEOUT_SECS``).
 """
 
-import json
-import os
-import socket
 import subprocess
-import sys
 from pathlib import Path
 
+import cluster_processes
 import numpy as np
 import tensorflow as tf
 from runtime_models import event_scalars
 
 PROGRAM = Path(__file__).parent / "programs" / "multi_worker_training.py"
 MAX_STEPS = 20
-TIMEOUT_SECS = 300
 RELATIVE_TOLERANCE = 1e-6
 ABSOLUTE_TOLERANCE = 1e-7
 
 
-def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for sock in sockets:
-        sock.bind(("localhost", 0))
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
-    return ports
-
-
-def _start(model_dir: Path, scratch: Path, tf_config: dict | None) -> subprocess.Popen:
-    scratch.mkdir()
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", TMPDIR=str(scratch))
-    env.pop("TF_CONFIG", None)
-    if tf_config is not None:
-        env["TF_CONFIG"] = json.dumps(tf_config)
-    command = [sys.executable, str(PROGRAM), "--model-dir", str(model_dir)]
-    command += ["--max-steps", str(MAX_STEPS)]
-    return subprocess.Popen(
-        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-
-
-def _finish(name: str, process: subprocess.Popen) -> None:
-    try:
-        output, _ = process.communicate(timeout=TIMEOUT_SECS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        output, _ = process.communicate()
-        message = f"{name} did not finish in {TIMEOUT_SECS}s:\n{output[-3000:]}"
-        raise AssertionError(message) from None
-    assert process.returncode == 0, f"{name} exited {process.returncode}:\n{output[-3000:]}"
+def _start(model_dir: Path, log: Path, tf_config: dict | None) -> subprocess.Popen:
+    args = ["--model-dir", str(model_dir), "--max-steps", str(MAX_STEPS)]
+    return cluster_processes.start(PROGRAM, args, tf_config=tf_config, log=log)
 
 
 def _variables(model_dir: Path) -> dict:
@@ -68,24 +36,20 @@ def _variables(model_dir: Path) -> dict:
 
 
 def test_chief_worker_and_evaluator_match_one_process(tmp_path):
-    chief_port, worker_port, evaluator_port = _free_ports(3)
-    cluster = {
-        "chief": [f"localhost:{chief_port}"],
-        "worker": [f"localhost:{worker_port}"],
-        "evaluator": [f"localhost:{evaluator_port}"],
-    }
+    chief, worker, evaluator = cluster_processes.addresses(3)
+    cluster = {"chief": [chief], "worker": [worker], "evaluator": [evaluator]}
     model_dir, single_dir = tmp_path / "model", tmp_path / "single"
     processes = {
         role: _start(
             model_dir,
-            tmp_path / f"scratch-{role}",
+            tmp_path / f"{role}.log",
             {"cluster": cluster, "task": {"type": role, "index": 0}},
         )
         for role in ("chief", "worker", "evaluator")
     }
-    processes["single process"] = _start(single_dir, tmp_path / "scratch-single", None)
+    processes["single"] = _start(single_dir, tmp_path / "single.log", None)
     for name, process in processes.items():
-        _finish(name, process)
+        cluster_processes.finish(name, process, tmp_path / f"{name}.log")
 
     assert tf.train.latest_checkpoint(str(model_dir)).endswith(f"model.ckpt-{MAX_STEPS}")
     cluster_vars, single_vars = _variables(model_dir), _variables(single_dir)
@@ -105,7 +69,7 @@ def test_chief_worker_and_evaluator_match_one_process(tmp_path):
     assert [p.name for p in single_dir.glob("chief_hook_began.*")] == ["chief_hook_began.worker"]
     # The worker saved into a scratch directory of its own and removed it; only
     # the chief's checkpoints are in model_dir.
-    assert list((tmp_path / "scratch-worker").iterdir()) == []
+    assert list((tmp_path / "worker.tmp").iterdir()) == []
     # The evaluator evaluated checkpoints up to the last one into eval/.
     evaluated = event_scalars(model_dir / "eval")
     assert MAX_STEPS in evaluated["mae"]

@@ -65,29 +65,6 @@ def test_a_second_evaluator_is_rejected(tmp_path, monkeypatch):
         )
 
 
-@pytest.mark.parametrize(
-    ("cluster", "task", "message"),
-    [
-        (
-            {"chief": ["localhost:2222"], "worker": ["localhost:2223"], "ps": ["localhost:2224"]},
-            {"type": "worker", "index": 0},
-            "`ps` tasks.*Drop the `ps` job.*MultiWorkerMirroredStrategy",
-        ),
-        (
-            {"master": ["localhost:2222"], "worker": ["localhost:2223"]},
-            {"type": "master", "index": 0},
-            "legacy `master` job; name it `chief`",
-        ),
-    ],
-)
-def test_clusters_the_runtime_cannot_train_say_what_to_change(
-    tmp_path, monkeypatch, cluster, task, message
-):
-    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))
-    with pytest.raises(ValueError, match=message):
-        make(tmp_path / "model")
-
-
 def test_multi_worker_training_needs_step_based_checkpoints(tmp_path, monkeypatch):
     """Checked before any worker connects: a time-based cadence would make the
     workers save at different steps."""

@@ -156,6 +156,82 @@ def test_tf_config_workers_use_multi_worker_mirrored_strategy(monkeypatch):
         )
 
 
+PS_CLUSTER = {
+    "master": ["localhost:2222"],
+    "worker": ["localhost:2223", "localhost:2224"],
+    "ps": ["localhost:2225"],
+    "evaluator": ["localhost:2226"],
+}
+
+
+def _resolver_seen_by(monkeypatch, strategy_path: str) -> list:
+    """Replaces ``tf.distribute.<strategy_path>`` by a recorder of its resolver."""
+    seen = []
+    *modules, name = strategy_path.split(".")
+    owner = tf.distribute
+    for module in modules:
+        owner = getattr(owner, module)
+
+    class Recorder:  # a class: RunConfig checks strategies with isinstance
+        def __init__(self, cluster_resolver):
+            seen.append(cluster_resolver)
+
+    monkeypatch.setattr(owner, name, Recorder)
+    return seen
+
+
+def test_a_ps_cluster_trains_on_parameter_server_strategy_coordinated_by_the_master(
+    monkeypatch,
+):
+    """The legacy `master` is the chief; the evaluator is not part of the cluster."""
+    seen = _resolver_seen_by(monkeypatch, "experimental.ParameterServerStrategy")
+    tf_config = {"cluster": PS_CLUSTER, "task": {"type": "master", "index": 0}}
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    strategy_selection.training_strategy(estimator.RunConfig())
+    [resolver] = seen
+    assert resolver.cluster_spec().as_dict() == {
+        "chief": ["localhost:2222"],
+        "worker": ["localhost:2223", "localhost:2224"],
+        "ps": ["localhost:2225"],
+    }
+    assert (resolver.task_type, resolver.task_id, resolver.rpc_layer) == ("chief", 0, "grpc")
+
+
+@pytest.mark.parametrize("task_type", ["worker", "ps"])
+def test_workers_and_ps_tasks_of_a_ps_cluster_serve_without_a_strategy(monkeypatch, task_type):
+    seen = _resolver_seen_by(monkeypatch, "experimental.ParameterServerStrategy")
+    tf_config = {"cluster": PS_CLUSTER, "task": {"type": task_type, "index": 0}}
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    assert strategy_selection.training_strategy(estimator.RunConfig()) is None
+    assert seen == []
+
+
+def test_a_ps_cluster_without_workers_says_what_to_change(monkeypatch):
+    tf_config = {
+        "cluster": {"chief": ["localhost:2222"], "ps": ["localhost:2223"]},
+        "task": {"type": "chief", "index": 0},
+    }
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    with pytest.raises(ValueError, match="`ps` tasks but no `worker` task"):
+        strategy_selection.training_strategy(estimator.RunConfig())
+
+
+def test_a_master_job_without_ps_is_the_chief_of_multi_worker_mirrored_strategy(monkeypatch):
+    seen = _resolver_seen_by(monkeypatch, "MultiWorkerMirroredStrategy")
+    tf_config = {
+        "cluster": {"master": ["localhost:2222"], "worker": ["localhost:2223"]},
+        "task": {"type": "worker", "index": 0},
+    }
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    strategy_selection.training_strategy(estimator.RunConfig())
+    [resolver] = seen
+    assert resolver.cluster_spec().as_dict() == {
+        "chief": ["localhost:2222"],
+        "worker": ["localhost:2223"],
+    }
+    assert (resolver.task_type, resolver.task_id) == ("worker", 0)
+
+
 def test_nothing_configured_is_one_device(monkeypatch):
     real = tf.config.list_logical_devices
     monkeypatch.setattr(

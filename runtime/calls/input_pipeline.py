@@ -32,19 +32,18 @@ class InputPipeline:
         if not replication.replicated:
             dataset = open_dataset()
             return cls(iter(dataset), dataset.element_spec, _is_infinite(dataset))
-        opened: list[tf.data.Dataset] = []
+        opened: list[tuple] = []  # (element_spec, infinite) of the dataset
 
         def dataset_fn(input_context):
             dataset = open_dataset(input_context)
             if whole_steps_only:
                 replicas = input_context.num_replicas_in_sync // input_context.num_input_pipelines
                 dataset = _whole_steps(dataset, replicas)
-            opened.append(dataset)
+            opened.append((dataset.element_spec, _is_infinite(dataset)))
             return dataset
 
         iterator = iter(replication.distribute(dataset_fn))
-        dataset = opened[0]
-        return cls(iterator, dataset.element_spec, _is_infinite(dataset))
+        return cls(iterator, *opened[0])
 
 
 def _whole_steps(dataset: tf.data.Dataset, replicas: int) -> tf.data.Dataset:
@@ -63,4 +62,7 @@ def _zipped(*window: tf.data.Dataset) -> tf.data.Dataset:
 
 
 def _is_infinite(dataset: tf.data.Dataset) -> bool:
-    return int(dataset.cardinality()) == tf.data.INFINITE_CARDINALITY
+    """Whether the input never ends (False when unknown: a dataset built in a
+    function for the workers of a parameter-server cluster)."""
+    cardinality = tf.get_static_value(dataset.cardinality())
+    return cardinality is not None and int(cardinality) == tf.data.INFINITE_CARDINALITY

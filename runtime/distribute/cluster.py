@@ -189,3 +189,28 @@ def _global_id(cluster_spec, task_type: str, task_id: int, chief_task_type: str)
     raise RuntimeError(
         f"Internal Error: `task_type` ({task_type}) is not in cluster_spec ({cluster_spec})."
     )
+
+
+def with_chief(cluster_spec: tf.train.ClusterSpec) -> tf.train.ClusterSpec:
+    """The training cluster as ``tf.distribute`` names it: the legacy ``master``
+    job is the ``chief``, and the ``evaluator`` is not part of it."""
+    jobs = dict(cluster_spec.as_dict())
+    if TaskType.MASTER in jobs:
+        jobs[TaskType.CHIEF] = jobs.pop(TaskType.MASTER)
+    jobs.pop(TaskType.EVALUATOR, None)
+    return tf.train.ClusterSpec(jobs)
+
+
+def chief_named(task_type: str) -> str:
+    """``task_type`` as ``tf.distribute`` names it (``master`` is the ``chief``)."""
+    return TaskType.CHIEF if task_type == TaskType.MASTER else task_type
+
+
+def resolver_for(config) -> tf.distribute.cluster_resolver.ClusterResolver:
+    """This task's place in the training cluster, as ``tf.distribute`` reads it."""
+    return tf.distribute.cluster_resolver.SimpleClusterResolver(
+        with_chief(config.cluster_spec),
+        task_type=chief_named(config.task_type),
+        task_id=config.task_id,
+        rpc_layer="grpc",
+    )

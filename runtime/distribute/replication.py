@@ -18,6 +18,8 @@ import threading
 
 import tensorflow as tf
 
+from runtime.distribute import parameter_servers
+
 
 class Replication:
     """Runs replica functions and input pipelines on one strategy."""
@@ -25,6 +27,13 @@ class Replication:
     def __init__(self, strategy: tf.distribute.Strategy | None = None) -> None:
         self.strategy = strategy or tf.distribute.get_strategy()
         self.replicated = strategy is not None
+        # On ParameterServerStrategy the programs run on the workers, scheduled
+        # by this (the chief's) coordinator.
+        self.coordinator = (
+            tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+            if parameter_servers.is_parameter_server_strategy(strategy)
+            else None
+        )
 
     @property
     def num_replicas(self) -> int:
@@ -32,12 +41,17 @@ class Replication:
 
     @contextlib.contextmanager
     def scope(self):
-        """The strategy's scope with the Estimator's v1 loss scaling enabled."""
+        """The strategy's scope with the Estimator's v1 loss scaling enabled (on a
+        parameter-server cluster, errors name a task that stopped answering)."""
         if not self.replicated:
             yield
             return
         with self.strategy.scope(), self.strategy._scale_loss_for_estimator_enabled():
-            yield
+            if self.coordinator is None:
+                yield
+                return
+            with parameter_servers.lost_tasks_named():
+                yield
 
     def input_context(self) -> tf.distribute.InputContext | None:
         """The context input_fn gets on this worker (None without replication)."""
@@ -55,7 +69,29 @@ class Replication:
     def distribute(self, dataset_fn):
         """A distributed dataset from ``dataset_fn(input_context)``; replica i of
         step k gets element ``k * num_replicas + i`` of this worker's dataset."""
+        if self.coordinator is not None:  # one dataset on every worker
+            return self.coordinator.create_per_worker_dataset(
+                lambda: self.strategy.distribute_datasets_from_function(dataset_fn)
+            )
         return self.strategy.distribute_datasets_from_function(dataset_fn)
+
+    @property
+    def num_workers(self) -> int:
+        """The workers programs run on at the same time (the coordinator's)."""
+        if self.coordinator is None:
+            return 1
+        return self.strategy._num_workers
+
+    def call(self, program, *args):
+        """``program(*args)``, on a worker when the coordinator schedules it."""
+        return self.call_each([args], program)[0]
+
+    def call_each(self, calls: list[tuple], program) -> list:
+        """``program(*args)`` for each ``args`` of ``calls``; scheduled by the
+        coordinator, they run at the same time on the workers it has free."""
+        if self.coordinator is None:
+            return [program(*args) for args in calls]
+        return parameter_servers.run_scheduled(self.coordinator, program, calls)
 
     def run(self, fn, element):
         if not self.replicated:

@@ -10,8 +10,9 @@
   synchronous training on every worker with ``MultiWorkerMirroredStrategy``,
   which reads the same TF_CONFIG. (A legacy Estimator ran such a cluster as
   between-graph replication, which needs parameter servers to share variables.)
-- A cluster with ``ps`` tasks: a clear error; ParameterServerStrategy runs user
-  code on a coordinator only, a different process model from Estimator's.
+- A cluster with ``ps`` tasks: asynchronous training with
+  ``ParameterServerStrategy``, the chief (or legacy ``master``) coordinating;
+  workers and ps tasks serve it (:mod:`runtime.distribute.parameter_servers`).
 - A model_fn written for replicas on a machine with several GPUs:
   ``MirroredStrategy`` over them. (A plain Estimator stays on one GPU there, as
   it did: its model_fn never asked for replicas.)
@@ -24,6 +25,7 @@ import logging
 
 import tensorflow as tf
 
+from runtime.distribute import cluster, parameter_servers
 from runtime.distribute.cluster import TaskType
 
 log = logging.getLogger("runtime")
@@ -41,6 +43,10 @@ def training_strategy(
         resolver = tpu_cluster_resolver(config)
         if resolver is not None:
             return tpu_strategy(resolver)
+    if config.cluster_spec and config.num_ps_replicas > 0:
+        if config.is_chief:
+            return parameter_servers.parameter_server_strategy(config)
+        return None  # a worker or ps task serves the chief
     if config.cluster_spec and config.task_type in (*TRAINING_TASKS, TaskType.MASTER):
         return _multi_worker_strategy(config)
     if replicated_model_fn:
@@ -72,24 +78,18 @@ def tpu_strategy(resolver) -> tf.distribute.Strategy:
 
 
 def _multi_worker_strategy(config) -> tf.distribute.Strategy:
-    if config.num_ps_replicas > 0:
-        raise ValueError(
-            "TF_CONFIG describes a cluster with `ps` tasks (asynchronous parameter-server "
-            "training), which the runtime does not run: ParameterServerStrategy executes "
-            "model_fn on a coordinator only. Drop the `ps` job to train synchronously on "
-            "every chief/worker task with MultiWorkerMirroredStrategy."
-        )
-    if config.task_type == TaskType.MASTER:
-        raise ValueError(
-            "TF_CONFIG uses the legacy `master` job; name it `chief` to train on several "
-            "workers with MultiWorkerMirroredStrategy."
-        )
     log.info(
         "TF_CONFIG task %s:%d of %d workers: training with MultiWorkerMirroredStrategy.",
         config.task_type,
         config.task_id,
         config.num_worker_replicas,
     )
+    if TaskType.MASTER in config.cluster_spec.jobs:
+        # The legacy `master` job is the chief (MultiWorkerMirroredStrategy's own
+        # TF_CONFIG reading knows no `master`).
+        return tf.distribute.MultiWorkerMirroredStrategy(
+            cluster_resolver=cluster.resolver_for(config)
+        )
     return tf.distribute.MultiWorkerMirroredStrategy()
 
 

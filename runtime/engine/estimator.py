@@ -19,7 +19,7 @@ from runtime.calls.constant_input import ConstantInput
 from runtime.calls.input_pipeline import InputPipeline
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
-from runtime.distribute import strategy_selection
+from runtime.distribute import parameter_servers, strategy_selection
 from runtime.distribute.host_calls import HostCallOutfeed
 from runtime.distribute.replication import Replication
 from runtime.engine import eval_summaries
@@ -150,6 +150,9 @@ class Estimator:
             )
         hooks = checked_hooks(hooks)
         saving_listeners = checked_listeners(saving_listeners)
+        if self._serves_parameter_servers():
+            parameter_servers.serve_until_chief_leaves(self._config)
+            return self
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
         if steps is not None and steps <= 0:
@@ -201,6 +204,11 @@ class Estimator:
             yield scratch
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+    def _serves_parameter_servers(self) -> bool:
+        """Whether this task is a worker of a cluster with ps tasks: the chief's
+        coordinator runs the steps here, this task's ``train()`` serves it."""
+        return self._config.num_ps_replicas > 0 and not self._config.is_chief
 
     def _multi_worker(self) -> bool:
         """Whether this task trains in lockstep with others (MultiWorkerMirroredStrategy)."""
@@ -557,7 +565,9 @@ class Estimator:
         blueprint = self._call_cache.blueprint(
             input_graph, lambda: self._discover(input_graph, input_fn, replication)
         )
-        self._store.materialize(blueprint.all_variables())
+        created = self._store.materialize(blueprint.all_variables())
+        if replication.coordinator is not None:
+            parameter_servers.log_placement(self._store[name] for name in created)
         self._store.materialize_tables(blueprint.tables)
         records = blueprint.all_variables()
         if checkpoint_path:

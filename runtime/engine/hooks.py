@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
 import tensorflow as tf
 from tensorflow.python.training import basic_session_run_hooks
 
@@ -100,7 +101,7 @@ class HookDriver:
     def after_run(self, fetched: dict) -> bool:
         """Hands each hook its values (``fetched``: the step's output tensors by name);
         returns True when a hook requested a stop."""
-        fetched = {name: tensor.numpy() for name, tensor in fetched.items()}
+        fetched = {name: np.asarray(tensor) for name, tensor in fetched.items()}
         for hook, fetches in self._pending:
             results = None
             if fetches is not None:

@@ -16,6 +16,7 @@ import time
 
 import tensorflow as tf
 
+from runtime.distribute import parameter_servers
 from runtime.engine.estimator import Estimator
 from runtime.engine.run_config import TaskType
 from runtime.engine.type_checks import instances_of
@@ -240,19 +241,16 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
         return _run_evaluator(estimator, train_spec, eval_spec)
     if not config.cluster_spec:
         return _run_local(estimator, train_spec, eval_spec)
-    if config.task_type in (TaskType.CHIEF, TaskType.WORKER):
-        return _run_training_task(estimator, train_spec)
-    raise ValueError(
-        f"train_and_evaluate: TF_CONFIG task type {config.task_type!r} is not run by the "
-        "runtime; the training tasks are `chief` and `worker` (synchronous, with "
-        "MultiWorkerMirroredStrategy) and evaluation runs in the `evaluator` task."
-    )
+    if config.task_type == TaskType.PS:
+        return parameter_servers.serve_until_chief_leaves(config)
+    return _run_training_task(estimator, train_spec)
 
 
 def _run_training_task(estimator: Estimator, train_spec: TrainSpec) -> None:
-    """A ``chief`` or ``worker`` task: trains to ``max_steps`` together with the
-    other workers; evaluation is the ``evaluator`` task's job. Returns None, as
-    Estimator's distributed roles did."""
+    """A ``chief``, ``master`` or ``worker`` task: trains to ``max_steps``
+    together with the other workers (a worker of a ps cluster serves the
+    chief's coordinator); evaluation is the ``evaluator`` task's job. Returns
+    None, as Estimator's distributed roles did."""
     estimator.train(
         input_fn=train_spec.input_fn,
         max_steps=train_spec.max_steps,

@@ -60,6 +60,7 @@ class TrainController:
         settings: TrainSettings,
     ) -> None:
         self._programs = programs
+        self._replication = programs.traced.replication
         self._iterator = iterator
         self._store = store
         self._hooks = hooks
@@ -134,14 +135,31 @@ class TrainController:
         """Runs up to ``count`` steps in one loop call; True when training must stop."""
         step = self._global_step()
         record = self._record_summary_now(step)
-        result = self._programs.loop(self._iterator, tf.constant(count), tf.constant(record))
-        losses = result["losses"].numpy()
+        result = self._run_loop_calls(count, record)
+        losses = result["losses"]
         if record and len(losses):
             # As SummarySaverHook: the next summary is due counting from the
             # global step the recorded run ended at.
-            self._summaries.mark(int(result["first_end"].numpy()))
+            self._summaries.mark(int(result["first_end"]))
         self._after_steps(losses)
-        return bool(result["exhausted"].numpy()) or self._reached_last_step()
+        return bool(result["exhausted"]) or self._reached_last_step()
+
+    def _run_loop_calls(self, count: int, record: bool) -> dict:
+        """``count`` steps in loop calls: one, or on a parameter-server cluster
+        one per worker, running asynchronously (the first one records the
+        summaries)."""
+        workers = min(self._replication.num_workers, count)
+        parts = [count // workers + (index < count % workers) for index in range(workers)]
+        calls = [
+            (self._iterator, tf.constant(part), tf.constant(record and index == 0))
+            for index, part in enumerate(parts)
+        ]
+        results = self._replication.call_each(calls, self._programs.loop)
+        return {
+            "losses": np.concatenate([np.asarray(result["losses"]) for result in results]),
+            "exhausted": any(bool(result["exhausted"]) for result in results),
+            "first_end": results[0]["first_end"],
+        }
 
     def _run_hooked_step(self) -> bool:
         """One step, or one run of ``steps_per_run`` steps, inside the hooks'
@@ -154,12 +172,14 @@ class TrainController:
         step = self._global_step()
         record = self._record_summary_now(step)
         try:
-            result = self._programs.step(self._iterator, tf.constant(record), names)
+            result = self._replication.call(
+                self._programs.step, self._iterator, tf.constant(record), names
+            )
         except tf.errors.OutOfRangeError:
             return True
         if record:
             self._summaries.mark(self._global_step())
-        loss = result["loss"].numpy()
+        loss = np.asarray(result["loss"])
         self._after_steps(np.asarray([loss]))
         listener_stop = self._save_if_due()  # the saver's after_run came first
         stop = self._hooks.after_run(result["fetched"])

@@ -1,0 +1,223 @@
+"""Parameter-server training across processes on 127.0.0.1: a TF_CONFIG cluster
+of a chief (or the legacy ``master``), 2 workers and 2 ps tasks, each started
+as Estimator users started them (the same program, its own TF_CONFIG), with an
+``evaluator`` task, training a model whose embedding is partitioned in two.
+
+What is compared with the one-process run, and why a band: the cluster trains
+asynchronously (each worker applies gradients computed on parameters the other
+worker may have updated meanwhile) and every worker reads the whole input from
+its start, as Estimator's workers did, so the cluster's 60 steps see each of
+the first 30 batches twice where one process sees 60 batches. Its weights
+cannot equal the one-process run's; its evaluation loss after 60 steps must be
+within a factor of 2 of it (observed: 1.2x), and at most a quarter of the
+loss before training (observed: an eighth). What does not depend on the order
+of the steps is compared exactly: the checkpoint's variables by name and
+shape, an evaluation of the cluster's checkpoint by the legacy Estimator
+against the runtime's, and one-process training resuming from it.
+
+Every process has ``cluster_processes.TIMEOUT_SECS`` to finish.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cluster_processes
+import pytest
+import tensorflow as tf
+from harness import LEGACY_PYTHON
+from runtime_models import event_scalars
+
+PROGRAM = Path(__file__).parent / "programs" / "ps_training.py"
+MAX_STEPS = 60
+LONG_RUN_STEPS = 300  # long enough to inject a failure mid-training
+CHECKPOINT_STEPS = 10  # the program's save_checkpoints_steps
+LOSS_BAND = 2.0
+
+
+def _cluster(chief_job: str = "chief", evaluator: bool = False) -> dict:
+    chief, worker0, worker1, ps0, ps1, evaluator_address = cluster_processes.addresses(6)
+    cluster = {chief_job: [chief], "worker": [worker0, worker1], "ps": [ps0, ps1]}
+    if evaluator:
+        cluster["evaluator"] = [evaluator_address]
+    return cluster
+
+
+class Run:
+    """The processes of one test, each logging to ``<name>.log`` in ``directory``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.processes: dict[str, subprocess.Popen] = {}
+
+    def start(self, name: str, args: list[str], tf_config=None, python=sys.executable) -> None:
+        self.processes[name] = cluster_processes.start(
+            PROGRAM, args, tf_config=tf_config, log=self._log(name), python=python
+        )
+
+    def start_task(
+        self, cluster: dict, task: tuple[str, int], model_dir: Path, max_steps: int, name=None
+    ) -> None:
+        task_type, index = task
+        tf_config = {"cluster": cluster, "task": {"type": task_type, "index": index}}
+        args = ["--model-dir", str(model_dir), "--max-steps", str(max_steps)]
+        self.start(name or f"{task_type}{index}", args, tf_config)
+
+    def start_cluster(self, cluster: dict, model_dir: Path, max_steps: int) -> None:
+        """Every task, the chief first: it waits for the servers the others start."""
+        order = ("chief", "master", "evaluator", "worker", "ps")
+        for task_type in sorted(cluster, key=order.index):
+            for index in range(len(cluster[task_type])):
+                self.start_task(cluster, (task_type, index), model_dir, max_steps)
+
+    def finish(self, name: str) -> str:
+        """Waits for ``name`` to exit 0; its output."""
+        return cluster_processes.finish(name, self.processes[name], self._log(name))
+
+    def failure(self, name: str) -> str:
+        """Waits for ``name`` to exit with an error; its output."""
+        output = cluster_processes.wait(name, self.processes[name], self._log(name))
+        assert self.processes[name].returncode != 0, f"{name} succeeded:\n{output[-3000:]}"
+        return output
+
+    def _log(self, name: str) -> Path:
+        return self.directory / f"{name}.log"
+
+    def kill(self, name: str) -> None:
+        self.processes[name].kill()
+        self.processes[name].wait()
+
+    def kill_all(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def run(tmp_path):
+    processes = Run(tmp_path)
+    yield processes
+    processes.kill_all()
+
+
+def _saves(model_dir: Path) -> list[tuple[int, int]]:
+    """``(pid, step)`` of every checkpoint save, in order (the program's listener)."""
+    lines = (model_dir / "saves.txt").read_text().split()
+    return [(int(pid), int(step)) for pid, step in zip(lines[::2], lines[1::2], strict=True)]
+
+
+def _placement(chief_output: str) -> dict[str, str]:
+    return dict(re.findall(r"runtime: Variable (\S+) is on (\S+)\.", chief_output))
+
+
+def _first_loss(chief_output: str) -> float:
+    """The loss of the first batch, before any update (logged by the chief)."""
+    return float(re.search(r"runtime: loss = (\S+), step = 0\b", chief_output)[1])
+
+
+def _evaluation(output: str) -> dict:
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def _kill_mid_training(run: Run, cluster: dict, model_dir: Path, victim: str) -> None:
+    """Starts the cluster for a long run and kills ``victim`` once the chief has
+    saved its third checkpoint."""
+    run.start_cluster(cluster, model_dir, LONG_RUN_STEPS)
+    chief = run.processes["master0" if "master" in cluster else "chief0"]
+    deadline = time.monotonic() + cluster_processes.TIMEOUT_SECS
+    while not (model_dir / "saves.txt").exists() or len(_saves(model_dir)) < 3:
+        assert chief.poll() is None, "the chief exited before the failure was injected"
+        assert time.monotonic() < deadline, "no 3 checkpoint saves in time"
+        time.sleep(0.1)
+    run.kill(victim)
+
+
+def test_a_ps_cluster_trains_evaluates_and_writes_estimator_checkpoints(run, tmp_path):
+    cluster = _cluster(evaluator=True)
+    model_dir, single_dir = tmp_path / "model", tmp_path / "single"
+    run.start_cluster(cluster, model_dir, MAX_STEPS)
+    run.start("single", ["--model-dir", str(single_dir), "--max-steps", str(MAX_STEPS)])
+    chief_output = run.finish("chief0")
+    # Every task returns by itself: the ps and worker tasks once the chief is gone.
+    for name in ("evaluator0", "worker0", "worker1", "ps0", "ps1", "single"):
+        run.finish(name)
+
+    # The chief wrote every checkpoint, at the Estimator's steps.
+    expected_steps = list(range(0, MAX_STEPS + 1, CHECKPOINT_STEPS))
+    assert [step for _, step in _saves(model_dir)] == expected_steps
+    assert len({pid for pid, _ in _saves(model_dir)}) == 1
+    assert tf.train.latest_checkpoint(str(model_dir)).endswith(f"model.ckpt-{MAX_STEPS}")
+    # Variables on the ps tasks, the embedding's two partitions on different ones.
+    placement = _placement(chief_output)
+    assert "embedding/part_0" in placement and "embedding/part_1" in placement
+    assert all("/job:ps/" in device for device in placement.values()), placement
+    assert placement["embedding/part_0"] != placement["embedding/part_1"]
+    # Saved as the Estimator saved them (the partitioned embedding as one variable).
+    cluster_shapes = tf.train.load_checkpoint(str(model_dir)).get_variable_to_shape_map()
+    single_shapes = tf.train.load_checkpoint(str(single_dir)).get_variable_to_shape_map()
+    assert cluster_shapes == single_shapes
+    assert cluster_shapes["embedding"] == [50, 4]
+    # The evaluator evaluated the last checkpoint.
+    assert MAX_STEPS in event_scalars(model_dir / "eval")["loss"]
+
+    copies = {name: tmp_path / f"copy-{name}" for name in ("legacy", "runtime", "resumed")}
+    for copy in copies.values():
+        shutil.copytree(model_dir, copy)
+    legacy_args = ["--model-dir", str(copies["legacy"]), "--evaluate", "--legacy"]
+    run.start("legacy eval", legacy_args, python=LEGACY_PYTHON)
+    run.start("runtime eval", ["--model-dir", str(copies["runtime"]), "--evaluate"])
+    run.start("single eval", ["--model-dir", str(single_dir), "--evaluate"])
+    run.start("resumed", ["--model-dir", str(copies["resumed"]), "--max-steps", "70"])
+    legacy = _evaluation(run.finish("legacy eval"))
+    runtime = _evaluation(run.finish("runtime eval"))
+    single = _evaluation(run.finish("single eval"))
+    run.finish("resumed")
+
+    # The legacy Estimator restores the cluster's checkpoint: the same evaluation.
+    assert legacy == runtime
+    assert runtime["global_step"] == MAX_STEPS
+    # One process resumes training from the cluster's last checkpoint.
+    resumed = [step for pid, step in _saves(copies["resumed"]) if pid != _saves(model_dir)[0][0]]
+    assert resumed == [MAX_STEPS, 70]
+    # The band (see the module docstring).
+    assert single["loss"] / LOSS_BAND <= runtime["loss"] <= single["loss"] * LOSS_BAND
+    assert runtime["loss"] <= _first_loss(chief_output) / 4
+
+
+def test_a_killed_worker_leaves_its_steps_to_the_other_worker(run, tmp_path):
+    """The legacy ``master`` job coordinates here, as the chief."""
+    model_dir = tmp_path / "model"
+    _kill_mid_training(run, _cluster(chief_job="master"), model_dir, "worker1")
+    output = run.finish("master0")
+
+    assert "Worker /job:worker/replica:0/task:1 failed" in output
+    assert [step for _, step in _saves(model_dir)][-1] == LONG_RUN_STEPS
+    assert tf.train.latest_checkpoint(str(model_dir)).endswith(f"model.ckpt-{LONG_RUN_STEPS}")
+
+
+def test_a_restarted_chief_resumes_from_its_last_checkpoint(run, tmp_path):
+    cluster = _cluster()
+    model_dir = tmp_path / "model"
+    _kill_mid_training(run, cluster, model_dir, "chief0")
+    last_saved = int(tf.train.latest_checkpoint(str(model_dir)).rsplit("-", 1)[1])
+    run.start_task(cluster, ("chief", 0), model_dir, LONG_RUN_STEPS, name="restarted chief")
+    run.finish("restarted chief")
+
+    saves = _saves(model_dir)
+    first_pid = saves[0][0]
+    restarted = [step for pid, step in saves if pid != first_pid]
+    assert last_saved >= 2 * CHECKPOINT_STEPS
+    assert restarted[0] == last_saved  # not 0: it resumed
+    assert restarted[-1] == LONG_RUN_STEPS
+
+
+def test_a_killed_ps_task_stops_the_chief_with_an_error_naming_it(run, tmp_path):
+    model_dir = tmp_path / "model"
+    _kill_mid_training(run, _cluster(), model_dir, "ps1")
+    output = run.failure("chief0")
+    assert "UnavailableError: Training stopped: ps:1 of the parameter-server cluster" in output
