@@ -35,6 +35,7 @@ from runtime_models import event_scalars
 PROGRAM = Path(__file__).parent / "programs" / "ps_training.py"
 MAX_STEPS = 60
 LONG_RUN_STEPS = 300  # long enough to inject a failure mid-training
+REJOIN_RUN_STEPS = 1500  # long enough for a restarted worker to start and rejoin
 CHECKPOINT_STEPS = 10  # the program's save_checkpoints_steps
 LOSS_BAND = 2.0
 
@@ -124,10 +125,12 @@ def _evaluation(output: str) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
-def _kill_mid_training(run: Run, cluster: dict, model_dir: Path, victim: str) -> None:
-    """Starts the cluster for a long run and kills ``victim`` once the chief has
-    saved its third checkpoint."""
-    run.start_cluster(cluster, model_dir, LONG_RUN_STEPS)
+def _kill_mid_training(
+    run: Run, cluster: dict, model_dir: Path, victim: str, steps: int = LONG_RUN_STEPS
+) -> None:
+    """Starts the cluster for a run of ``steps`` and kills ``victim`` once the
+    chief has saved its third checkpoint."""
+    run.start_cluster(cluster, model_dir, steps)
     chief = run.processes["master0" if "master" in cluster else "chief0"]
     deadline = time.monotonic() + cluster_processes.TIMEOUT_SECS
     while not (model_dir / "saves.txt").exists() or len(_saves(model_dir)) < 3:
@@ -189,15 +192,18 @@ def test_a_ps_cluster_trains_evaluates_and_writes_estimator_checkpoints(run, tmp
     assert runtime["loss"] <= _first_loss(chief_output) / 4
 
 
-def test_a_killed_worker_leaves_its_steps_to_the_other_worker(run, tmp_path):
+def test_a_killed_worker_leaves_its_steps_to_the_other_worker_and_rejoins(run, tmp_path):
     """The legacy ``master`` job coordinates here, as the chief."""
+    cluster = _cluster(chief_job="master")
     model_dir = tmp_path / "model"
-    _kill_mid_training(run, _cluster(chief_job="master"), model_dir, "worker1")
+    _kill_mid_training(run, cluster, model_dir, "worker1", steps=REJOIN_RUN_STEPS)
+    run.start_task(cluster, ("worker", 1), model_dir, REJOIN_RUN_STEPS, name="restarted worker")
     output = run.finish("master0")
 
     assert "Worker /job:worker/replica:0/task:1 failed" in output
-    assert [step for _, step in _saves(model_dir)][-1] == LONG_RUN_STEPS
-    assert tf.train.latest_checkpoint(str(model_dir)).endswith(f"model.ckpt-{LONG_RUN_STEPS}")
+    assert "Worker /job:worker/replica:0/task:1 has been recovered" in output
+    assert [step for _, step in _saves(model_dir)][-1] == REJOIN_RUN_STEPS
+    assert tf.train.latest_checkpoint(str(model_dir)).endswith(f"model.ckpt-{REJOIN_RUN_STEPS}")
 
 
 def test_a_restarted_chief_resumes_from_its_last_checkpoint(run, tmp_path):

@@ -53,12 +53,36 @@ def parameter_server_strategy(config) -> tf.distribute.Strategy:
     return tf.distribute.experimental.ParameterServerStrategy(resolver)
 
 
-def run_scheduled(coordinator, program, calls: list[tuple]) -> list:
-    """``program(*args)`` for each ``args`` of ``calls``, scheduled onto the
-    workers at once; their results. The coordinator gives a failed worker's
-    steps to the others (and takes the worker back when it returns)."""
-    scheduled = [coordinator.schedule(program, args=args) for args in calls]
-    return [remote.fetch() for remote in scheduled]
+class Scheduler:
+    """Runs the programs on the workers, scheduled by the chief's coordinator.
+
+    The coordinator gives the steps of a worker that fails while running them
+    to the others, and takes the worker back when it returns. A worker that
+    fails after its steps ran but before the chief read their results takes
+    the results with it: those steps run again on another worker (so, near the
+    end, the global step may pass ``max_steps`` by them, as asynchronous
+    Estimator workers could).
+    """
+
+    def __init__(self, strategy: tf.distribute.Strategy) -> None:
+        self.coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+        self.num_workers = strategy._num_workers
+
+    def run_each(self, program, calls: list[tuple]) -> list:
+        """``program(*args)`` for each ``args`` of ``calls``, at the same time on
+        the workers the coordinator has free; their results."""
+        scheduled = [(args, self.coordinator.schedule(program, args=args)) for args in calls]
+        return [self._results(program, args, remote) for args, remote in scheduled]
+
+    def _results(self, program, args: tuple, remote):
+        while True:
+            try:
+                return remote.fetch()
+            except (tf.errors.UnavailableError, tf.errors.AbortedError) as error:
+                if TaskType.PS in _lost_tasks(error.message):
+                    raise  # the variables are gone: lost_tasks_named() explains
+                log.warning("A worker failed before the chief read its results; running again.")
+                remote = self.coordinator.schedule(program, args=args)
 
 
 @contextlib.contextmanager
@@ -73,6 +97,11 @@ def lost_tasks_named():
 
 
 _TASK = re.compile(r"/job:(\w+)/replica:\d+/task:(\d+)")
+
+
+def _lost_tasks(message: str) -> set[str]:
+    """The jobs of the tasks TensorFlow's error message is about."""
+    return {job for job, _ in _TASK.findall(message)}
 
 
 def _lost_task_message(message: str) -> str:

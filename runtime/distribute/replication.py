@@ -29,8 +29,8 @@ class Replication:
         self.replicated = strategy is not None
         # On ParameterServerStrategy the programs run on the workers, scheduled
         # by this (the chief's) coordinator.
-        self.coordinator = (
-            tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+        self.scheduler = (
+            parameter_servers.Scheduler(strategy)
             if parameter_servers.is_parameter_server_strategy(strategy)
             else None
         )
@@ -47,7 +47,7 @@ class Replication:
             yield
             return
         with self.strategy.scope(), self.strategy._scale_loss_for_estimator_enabled():
-            if self.coordinator is None:
+            if self.scheduler is None:
                 yield
                 return
             with parameter_servers.lost_tasks_named():
@@ -69,8 +69,8 @@ class Replication:
     def distribute(self, dataset_fn):
         """A distributed dataset from ``dataset_fn(input_context)``; replica i of
         step k gets element ``k * num_replicas + i`` of this worker's dataset."""
-        if self.coordinator is not None:  # one dataset on every worker
-            return self.coordinator.create_per_worker_dataset(
+        if self.scheduler is not None:  # one dataset on every worker
+            return self.scheduler.coordinator.create_per_worker_dataset(
                 lambda: self.strategy.distribute_datasets_from_function(dataset_fn)
             )
         return self.strategy.distribute_datasets_from_function(dataset_fn)
@@ -78,9 +78,7 @@ class Replication:
     @property
     def num_workers(self) -> int:
         """The workers programs run on at the same time (the coordinator's)."""
-        if self.coordinator is None:
-            return 1
-        return self.strategy._num_workers
+        return 1 if self.scheduler is None else self.scheduler.num_workers
 
     def call(self, program, *args):
         """``program(*args)``, on a worker when the coordinator schedules it."""
@@ -89,9 +87,9 @@ class Replication:
     def call_each(self, calls: list[tuple], program) -> list:
         """``program(*args)`` for each ``args`` of ``calls``; scheduled by the
         coordinator, they run at the same time on the workers it has free."""
-        if self.coordinator is None:
+        if self.scheduler is None:
             return [program(*args) for args in calls]
-        return parameter_servers.run_scheduled(self.coordinator, program, calls)
+        return self.scheduler.run_each(program, calls)
 
     def run(self, fn, element):
         if not self.replicated:

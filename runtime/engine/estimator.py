@@ -566,7 +566,7 @@ class Estimator:
             input_graph, lambda: self._discover(input_graph, input_fn, replication)
         )
         created = self._store.materialize(blueprint.all_variables())
-        if replication.coordinator is not None:
+        if replication.scheduler is not None:
             parameter_servers.log_placement(self._store[name] for name in created)
         self._store.materialize_tables(blueprint.tables)
         records = blueprint.all_variables()
