@@ -75,12 +75,14 @@ class Scheduler:
         return [self._results(program, args, remote) for args, remote in scheduled]
 
     def _results(self, program, args: tuple, remote):
-        while True:
+        """``remote``'s results; run again (once per worker at most, so that an
+        error that is not a lost worker cannot loop) when a worker took them."""
+        for retries_left in range(self.num_workers, -1, -1):
             try:
                 return remote.fetch()
             except (tf.errors.UnavailableError, tf.errors.AbortedError) as error:
-                if TaskType.PS in _lost_tasks(error.message):
-                    raise  # the variables are gone: lost_tasks_named() explains
+                if TaskType.PS in _lost_tasks(error.message) or not retries_left:
+                    raise  # lost_tasks_named() says which task and what to do
                 log.warning("A worker failed before the chief read its results; running again.")
                 remote = self.coordinator.schedule(program, args=args)
 
