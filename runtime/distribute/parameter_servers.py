@@ -154,7 +154,7 @@ def serve_until_chief_leaves(config) -> None:
             gone_since = gone_since or time.monotonic()
             if time.monotonic() - gone_since >= CHIEF_GONE_GRACE_SECS:
                 log.info("The chief %s has finished; this task stops serving.", chief)
-                del server
+                del server  # held until here: the server runs as long as the object lives
                 return
         time.sleep(POLL_SECS)
 

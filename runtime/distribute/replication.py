@@ -82,9 +82,9 @@ class Replication:
 
     def call(self, program, *args):
         """``program(*args)``, on a worker when the coordinator schedules it."""
-        return self.call_each([args], program)[0]
+        return self.call_each(program, [args])[0]
 
-    def call_each(self, calls: list[tuple], program) -> list:
+    def call_each(self, program, calls: list[tuple]) -> list:
         """``program(*args)`` for each ``args`` of ``calls``; scheduled by the
         coordinator, they run at the same time on the workers it has free."""
         if self.scheduler is None:

@@ -154,7 +154,7 @@ class TrainController:
             (self._iterator, tf.constant(part), tf.constant(record and index == 0))
             for index, part in enumerate(parts)
         ]
-        results = self._replication.call_each(calls, self._programs.loop)
+        results = self._replication.call_each(self._programs.loop, calls)
         return {
             "losses": np.concatenate([np.asarray(result["losses"]) for result in results]),
             "exhausted": any(bool(result["exhausted"]) for result in results),
