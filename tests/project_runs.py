@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import re
 import shutil
 import subprocess
@@ -30,6 +31,7 @@ from fixtures.equivalence.recording import scalar_summaries
 from migrator.dialect import TF1, tensorflow_dialect
 
 PROJECTS = REPO / "fixtures" / "projects"
+REPLAY = REPO / "tests" / "programs" / "legacy_graph_replay.py"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +58,15 @@ class Project:
     kernel_drift: tuple[str, ...] = ()
     # Summary tags of reads TF 1's Session raced with the update (harness.RACY_SUMMARIES)
     racy_summaries: tuple[str, ...] = ()
+    # Whether its training input is in the graph (tf.data), so that the legacy
+    # graph can be replayed in a plain Session (legacy_graph_replay.py); not for
+    # numpy_input_fn / pandas_input_fn, whose queues Python threads fed.
+    input_in_graph: bool = True
+
+    @property
+    def train_dir(self) -> str:
+        """The model directory training wrote its checkpoints and summaries to."""
+        return self.model_dirs[0]
 
 
 # Who runs what: the legacy project on TF 2.15 + tensorflow-estimator (with the
@@ -107,6 +118,44 @@ def run_sides(project: Project, runs: dict[str, Path], tmp: Path) -> dict[str, P
         for future in futures:
             future.result()
     return outs
+
+
+def replay_legacy_training(legacy_out: Path, project: Project, out: Path, *, python: Path) -> Path:
+    """The legacy run's training graph replayed in a plain Session under ``python``
+    (tests/programs/legacy_graph_replay.py); returns the replay's output folder."""
+    out.mkdir(parents=True)
+    result = subprocess.run(
+        [str(python), str(REPLAY), "train", str(legacy_out / project.train_dir), str(out)],
+        env=program_env(legacy=python == LEGACY_PYTHON),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, f"replay of {project.name}:\n{result.stderr[-6000:]}"
+    return out
+
+
+def assert_training_equals_replay(project: Project, out: Path, replay: Path) -> int:
+    """The training of the run in ``out`` equals a replay of the legacy graph
+    (:func:`replay_legacy_training`) bit for bit: every summary the graph's summary
+    op wrote, at every step, and every variable of the last checkpoint. Returns how
+    many summary values were compared."""
+    replayed = json.loads((replay / "summaries.json").read_text())
+    assert replayed, "the replay wrote no summaries"
+    actual = scalar_summaries(out / project.train_dir)
+    compared = 0
+    for tag, values in replayed.items():
+        if tag in project.racy_summaries:
+            continue
+        assert [value for _, value in actual[tag]] == values, tag
+        compared += len(values)
+    expected = tf.train.load_checkpoint(str(replay / "replay.ckpt"))
+    latest = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(out / project.train_dir)))
+    names = sorted(expected.get_variable_to_shape_map())
+    assert sorted(latest.get_variable_to_shape_map()) == names
+    for name in names:
+        np.testing.assert_array_equal(latest.get_tensor(name), expected.get_tensor(name), name)
+    return compared
 
 
 def copy_project(name: str, destination: Path) -> Path:

@@ -19,7 +19,6 @@ import pytest
 import tensorflow as tf
 from harness import (
     LEGACY_PYTHON,
-    MAIN_PYTHON,
     RACY_SUMMARIES,
     REPO,
     assert_racy_reads,
@@ -27,6 +26,7 @@ from harness import (
     program_record,
     side_by_side_records,
 )
+from kernel_drift import changed_kernels
 
 PROGRAM = REPO / "tests" / "programs" / "canned_estimators.py"
 PROBE = REPO / "tests" / "programs" / "canned_drift_probe.py"
@@ -333,26 +333,8 @@ def _changed_kernels(directory, model: str, mode: str, checkpoint: str) -> set[s
     directory.mkdir()
     meta = directory / "graph.meta"
     programs = REPO / "tests" / "programs"
-    subprocess.run([LEGACY_PYTHON, PROBE, "export", model, mode, meta], cwd=programs, check=True)
-    outputs = {}
-    for version, python in (("2.15", LEGACY_PYTHON), ("2.21", MAIN_PYTHON)):
-        outputs[version] = directory / f"{version}.npz"
-        subprocess.run(
-            [python, PROBE, "replay", meta, checkpoint, outputs[version]],
-            cwd=programs,
-            check=True,
-        )
-    with np.load(outputs["2.15"]) as old, np.load(outputs["2.21"]) as new:
-        assert old.files and sorted(old.files) == sorted(new.files)
-        differing = {name for name in old.files if not np.array_equal(old[name], new[name])}
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.compat.v1.train.import_meta_graph(str(meta))
-    return {
-        graph.get_tensor_by_name(name).op.type
-        for name in differing
-        if not any(t.name in differing for t in graph.get_tensor_by_name(name).op.inputs)
-    }
+    subprocess.run([LEGACY_PYTHON, PROBE, model, mode, meta], cwd=programs, check=True)
+    return changed_kernels(meta, checkpoint, directory)
 
 
 @pytest.mark.parametrize(
