@@ -291,13 +291,16 @@ def _graph_input(result) -> tuple:
 
 
 def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
+    """Records each variable with the value its initializer assigns: its
+    ``initial_value`` tensor, which init_from_checkpoint replaces too, computed in
+    one run (an op runs once per run, so a value two initializers share is the same
+    in both, as when the Estimator's session ran them all at once)."""
     variables = [variable for _, variable in created]
     # Soft placement, as the Estimator's session had it: model_fn may pin ops to
     # devices this machine lacks (`with tf.device("/gpu:0")` multi-tower code).
     soft_placement = tf.compat.v1.ConfigProto(allow_soft_placement=True)
     with tf.compat.v1.Session(graph=graph, config=soft_placement) as session:
-        session.run(tf.compat.v1.variables_initializer(variables))
-        values = session.run([variable.value() for variable in variables])
+        values = session.run([variable.initial_value for variable in variables])
     records = []
     for (kwargs, variable), value in zip(created, values, strict=True):
         records.append(
