@@ -42,6 +42,8 @@ DRIFTING = (
     "baseline_binary",
     "logistic_regression",
     "multi_label",
+    "multi_label_sparse_ids",
+    "multi_label_sparse_strings",
 )
 # Where training amplifies the drift past 1e-6 (12 FTRL steps take the onset's
 # 7e-8 to 1e-5): on TF 2.21 the per-step summaries are compared up to the drift's
@@ -65,6 +67,11 @@ MODELS = (
     "poisson_regression",
     "logistic_regression",
     "multi_label",
+    "multi_label_sparse_ids",
+    "multi_label_sparse_strings",
+    "binary_thresholds_loss_fn",
+    "regression_loss_fn",
+    "batch_norm_regression",
     "regression_added_metrics",
     "multi_head",
 )
@@ -102,6 +109,23 @@ HEADS = {
         _REGRESSION_METRICS,
         {"predictions"},
         {"serving_default", "regression", "predict"},
+    ),
+    # thresholds 0.3 and 0.6 besides the default 0.5
+    "binary_thresholds": (
+        _BINARY_METRICS
+        | {
+            f"{metric}/positive_threshold_{threshold}"
+            for metric in ("accuracy", "precision", "recall")
+            for threshold in (0.3, 0.6)
+        },
+        {"logistic", *_CLASSES},
+        {"serving_default", "classification", "regression", "predict"},
+    ),
+    # no thresholds, no class-based metrics
+    "multi_label_plain": (
+        {"auc", "auc_precision_recall", "average_loss", "loss", "global_step"},
+        {"logits", "probabilities", "classes"},
+        {"serving_default", "classification", "predict"},
     ),
     # two thresholds, class-based metrics of classes 0 and 2
     "multi_label": (
@@ -165,11 +189,17 @@ HEADS = {
         {"serving_default", "regression", "predict"},
     ),
 }
-# Estimators with a head given to DNNEstimator / LinearEstimator: (family, head)
+# Estimators whose name does not say their (family, head): most are a head given
+# to DNNEstimator / LinearEstimator
 WITH_A_HEAD = {
     "poisson_regression": ("dnn", "linked_regression"),
     "logistic_regression": ("linear", "linked_regression"),
     "multi_label": ("dnn", "multi_label"),
+    "multi_label_sparse_ids": ("dnn", "multi_label_plain"),
+    "multi_label_sparse_strings": ("dnn", "multi_label_plain"),
+    "binary_thresholds_loss_fn": ("dnn", "binary_thresholds"),
+    "regression_loss_fn": ("dnn", "regression"),
+    "batch_norm_regression": ("dnn", "regression"),
     "regression_added_metrics": ("dnn", "added_metrics"),
     "multi_head": ("dnn", "multi_head"),
 }

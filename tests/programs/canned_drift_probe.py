@@ -20,7 +20,7 @@ def export(name: str, mode: str, meta_path: str) -> None:
     with graph.as_default():
         tf.compat.v1.set_random_seed(7)
         features = {key: tf.constant(fixture.FEATURES[key][:8]) for key in names}
-        labels = tf.constant(all_labels[:8])
+        labels = fixture.label_tensor(all_labels, 8)
         est = make_estimator(None)
         est.model_fn(features, labels, mode, est.config)
         tf.compat.v1.train.export_meta_graph(meta_path, graph=graph)

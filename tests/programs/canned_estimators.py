@@ -1,7 +1,9 @@
 """The canned estimators with census-style feature columns: a binary DNNClassifier
 (numeric, bucketized, vocabulary-list indicator, hashed embedding, crossed
 embedding), a three-class DNNClassifier with a label vocabulary and dropout, and a
-DNNRegressor with a weight column and the Adam optimizer by name. For each:
+DNNRegressor with a weight column and the Adam optimizer by name, and the
+variants of ESTIMATORS (linear, wide & deep, baseline, batch norm, the heads with
+their options, sparse multi-label labels). For each:
 per-step scalar summaries (the loss, the layers' zero fractions), the evaluate
 dict (every metric key), predictions, every variable by name, and the exported
 SavedModel served on tf.Examples. Run under both interpreters; the outputs must
@@ -37,6 +39,11 @@ VISITS = np.floor(HOURS / 12).astype(np.float32)  # counts, for a Poisson head
 SHARE = (HOURS / 60).astype(np.float32)  # in [0, 1], for a logistic regression head
 # multi-hot topics, for a multi-label head
 TOPICS = np.stack([INCOME, (AGE > 40).astype(np.int64), (OCCUPATION == "Tech").astype(np.int64)], 1)
+TOPIC_NAMES = np.array(["rich", "senior", "tech"])
+# each row's topics as ids / names first, padded with -1 / ""
+_TOPIC_ORDER = np.argsort(1 - TOPICS, axis=1, kind="stable")
+TOPIC_IDS = np.where(np.take_along_axis(TOPICS, _TOPIC_ORDER, 1) == 1, _TOPIC_ORDER, -1)
+TOPIC_STRINGS = np.where(TOPIC_IDS >= 0, TOPIC_NAMES[TOPIC_IDS], "")
 
 FEATURES = {
     "age": AGE,
@@ -81,18 +88,44 @@ def linear_columns():
     ]
 
 
-def input_fn(labels, features, shuffle=True):
-    def make():
-        dataset = tf.data.Dataset.from_tensor_slices((features, labels))
-        if shuffle:
-            dataset = dataset.shuffle(ROWS, seed=3)
-        return dataset.repeat().batch(8)
+class SparseLabels:
+    """Labels a head gets as a SparseTensor per batch (multi-label class ids or
+    vocabulary strings): rows of ``padded`` without their ``padding`` entries."""
 
-    return make
+    def __init__(self, padded: np.ndarray, padding):
+        self.padded = padded
+        self.padding = padding
+
+    def batch(self, padded_batch):
+        return tf.RaggedTensor.from_tensor(padded_batch, padding=self.padding).to_sparse()
+
+
+def label_tensor(labels, rows: int):
+    """The first ``rows`` labels as one batch's tensor."""
+    if isinstance(labels, SparseLabels):
+        return labels.batch(tf.constant(labels.padded[:rows]))
+    return tf.constant(labels[:rows])
+
+
+def _labeled(features, labels, *, batch_size: int, shuffle: bool, repeat: bool):
+    padded = labels.padded if isinstance(labels, SparseLabels) else labels
+    dataset = tf.data.Dataset.from_tensor_slices((features, padded))
+    if shuffle:
+        dataset = dataset.shuffle(ROWS, seed=3)
+    if repeat:
+        dataset = dataset.repeat()
+    dataset = dataset.batch(batch_size)
+    if isinstance(labels, SparseLabels):
+        dataset = dataset.map(lambda batch, padded_batch: (batch, labels.batch(padded_batch)))
+    return dataset
+
+
+def input_fn(labels, features, shuffle=True):
+    return lambda: _labeled(features, labels, batch_size=8, shuffle=shuffle, repeat=True)
 
 
 def eval_input_fn(labels, features):
-    return lambda: tf.data.Dataset.from_tensor_slices((features, labels)).batch(16)
+    return lambda: _labeled(features, labels, batch_size=16, shuffle=False, repeat=False)
 
 
 def predict_input_fn(features):
@@ -212,6 +245,16 @@ def added_metrics(labels, predictions, features, config):
     }
 
 
+def hinge_loss(labels, logits):
+    """A head's ``loss_fn``: the hinge loss of 0/1 labels, per example."""
+    signs = 2.0 * tf.cast(labels, tf.float32) - 1.0
+    return tf.nn.relu(1.0 - signs * logits)
+
+
+def absolute_loss(labels, logits):
+    return tf.math.abs(labels - logits)
+
+
 # name: (a function of model_dir making the estimator, the labels it learns[, the
 # features it gets: a baseline with two of them fails on both sides, its bias's
 # initializer depending on the batch size checks of the iterator's features])
@@ -317,6 +360,50 @@ ESTIMATORS = {
             config=config(),
         ),
         TOPICS,
+    ),
+    "multi_label_sparse_ids": (
+        lambda d: estimator.DNNEstimator(
+            estimator.MultiLabelHead(3), [6], columns(), model_dir=d, config=config()
+        ),
+        SparseLabels(TOPIC_IDS, padding=-1),
+    ),
+    "multi_label_sparse_strings": (
+        lambda d: estimator.DNNEstimator(
+            estimator.MultiLabelHead(3, label_vocabulary=list(TOPIC_NAMES)),
+            [6],
+            columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        SparseLabels(TOPIC_STRINGS, padding=""),
+    ),
+    "binary_thresholds_loss_fn": (
+        lambda d: estimator.DNNEstimator(
+            estimator.BinaryClassHead(
+                weight_column="weight", thresholds=[0.3, 0.6], loss_fn=hinge_loss
+            ),
+            [6],
+            columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        INCOME,
+    ),
+    "regression_loss_fn": (
+        lambda d: estimator.DNNEstimator(
+            estimator.RegressionHead(weight_column="weight", loss_fn=absolute_loss),
+            [4],
+            columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        SPEND,
+    ),
+    "batch_norm_regression": (
+        lambda d: estimator.DNNRegressor(
+            [6, 3], columns(), model_dir=d, batch_norm=True, dropout=0.1, config=config()
+        ),
+        SPEND,
     ),
     "multi_head": (
         lambda d: estimator.DNNEstimator(
