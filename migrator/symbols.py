@@ -38,11 +38,12 @@ NAMESPACES = {
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
 # ``tensorflow_estimator.python.estimator.export.export_output``): each stands for
-# the public namespace its symbols were exported to. One module level below the
-# (sub)package, so that a lowercase function in it is not taken for a module.
+# the public namespace its symbols were exported to (the heads' modules under
+# ``head``: ``tf.estimator``). One module level below the (sub)package, so that a
+# lowercase function in it is not taken for a module.
 PRIVATE_MODULE = re.compile(
     r"^(?:tensorflow|tensorflow_estimator)\.python\.estimator"
-    r"(?P<sub>\.export|\.inputs|\.tpu|\.canned)?(?:\.[a-z_]+)?$"
+    r"(?:(?P<sub>\.export|\.inputs|\.tpu|\.canned)|\.head)?(?:\.[a-z_]+)?$"
 )
 
 # Everything the runtime exports, by canonical name. tests/test_migrator_symbols.py
@@ -474,6 +475,30 @@ RUNTIME_REPLACEMENTS = {
         "contrib.estimator.clip_gradients_by_norm"
     ),
 }
+
+
+# TF 2's canned estimators in tensorflow-estimator's private modules, which real
+# code imported, by the public name each was exported as (``canned.dnn.DNNClassifierV2``
+# is ``tf.estimator.DNNClassifier``; TF 1's ``canned.dnn.DNNClassifier`` is reported).
+_PRIVATE_CANNED_MODULES = {
+    "canned.baseline": ("BaselineClassifierV2", "BaselineRegressorV2", "BaselineEstimatorV2"),
+    "canned.dnn": ("DNNClassifierV2", "DNNRegressorV2", "DNNEstimatorV2"),
+    "canned.dnn_linear_combined": (
+        "DNNLinearCombinedClassifierV2",
+        "DNNLinearCombinedRegressorV2",
+        "DNNLinearCombinedEstimatorV2",
+    ),
+    "canned.linear": ("LinearClassifierV2", "LinearRegressorV2", "LinearEstimatorV2"),
+}
+RUNTIME_REPLACEMENTS.update(
+    {
+        f"tensorflow_estimator.python.estimator.{module}.{name}": (
+            f"estimator.{name.removesuffix('V2')}"
+        )
+        for module, names in _PRIVATE_CANNED_MODULES.items()
+        for name in names
+    }
+)
 
 
 def namespace(qualified_name: str) -> str | None:
