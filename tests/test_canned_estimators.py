@@ -72,6 +72,7 @@ MODELS = (
     "binary_thresholds_loss_fn",
     "regression_loss_fn",
     "batch_norm_regression",
+    "regression_warm_started",
     "regression_added_metrics",
     "multi_head",
 )
@@ -200,6 +201,7 @@ WITH_A_HEAD = {
     "binary_thresholds_loss_fn": ("dnn", "binary_thresholds"),
     "regression_loss_fn": ("dnn", "regression"),
     "batch_norm_regression": ("dnn", "regression"),
+    "regression_warm_started": ("dnn", "regression"),
     "regression_added_metrics": ("dnn", "added_metrics"),
     "multi_head": ("dnn", "multi_head"),
 }

@@ -2,8 +2,8 @@
 (numeric, bucketized, vocabulary-list indicator, hashed embedding, crossed
 embedding), a three-class DNNClassifier with a label vocabulary and dropout, and a
 DNNRegressor with a weight column and the Adam optimizer by name, and the
-variants of ESTIMATORS (linear, wide & deep, baseline, batch norm, the heads with
-their options, sparse multi-label labels). For each:
+variants of ESTIMATORS (linear, wide & deep, baseline, batch norm, warm-started
+from another model, the heads with their options, sparse multi-label labels). For each:
 per-step scalar summaries (the loss, the layers' zero fractions), the evaluate
 dict (every metric key), predictions, every variable by name, and the exported
 SavedModel served on tf.Examples. Run under both interpreters; the outputs must
@@ -245,6 +245,15 @@ def added_metrics(labels, predictions, features, config):
     }
 
 
+def trained_source(model_dir):
+    """A DNNRegressor trained 6 steps in ``<model_dir>_source``, which the next model
+    is fine-tuned from; returns its model_dir."""
+    source_dir = model_dir + "_source"
+    source = estimator.DNNRegressor([5, 3], columns(), model_dir=source_dir, config=config())
+    source.train(input_fn(SPEND, FEATURES), steps=6)
+    return source_dir
+
+
 def hinge_loss(labels, logits):
     """A head's ``loss_fn``: the hinge loss of 0/1 labels, per example."""
     signs = 2.0 * tf.cast(labels, tf.float32) - 1.0
@@ -395,6 +404,19 @@ ESTIMATORS = {
             [4],
             columns(),
             model_dir=d,
+            config=config(),
+        ),
+        SPEND,
+    ),
+    "regression_warm_started": (
+        lambda d: estimator.DNNRegressor(
+            [5, 3],
+            columns(),
+            model_dir=d,
+            weight_column="weight",
+            warm_start_from=estimator.WarmStartSettings(
+                trained_source(d), vars_to_warm_start=["dnn/hiddenlayer_.*"]
+            ),
             config=config(),
         ),
         SPEND,
