@@ -9,7 +9,9 @@ are the ones a TF 2.15 Estimator produced. Nothing here survives except the
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
+from collections.abc import Callable
 
 import numpy as np
 import tensorflow as tf
@@ -28,7 +30,7 @@ class VariableRecord:
     """One variable creation as model_fn asked for it."""
 
     name: str  # the TF1 name, also the checkpoint key
-    initial_value: np.ndarray
+    initial: Callable[[], np.ndarray]  # the value its initializer assigns (initial_value)
     dtype: tf.DType
     trainable: bool
     collections: tuple[str, ...]
@@ -40,6 +42,10 @@ class VariableRecord:
     # False for a variable whose shape changes as it is assigned (e.g.
     # streaming_concat's array: validate_shape=False)
     validate_shape: bool = True
+
+    @property
+    def initial_value(self) -> np.ndarray:
+        return self.initial()
 
     @property
     def checkpoint_key(self) -> str:
@@ -291,22 +297,13 @@ def _graph_input(result) -> tuple:
 
 
 def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
-    """Records each variable with the value its initializer assigns: its
-    ``initial_value`` tensor, which init_from_checkpoint replaces too, computed in
-    one run (an op runs once per run, so a value two initializers share is the same
-    in both, as when the Estimator's session ran them all at once)."""
-    variables = [variable for _, variable in created]
-    # Soft placement, as the Estimator's session had it: model_fn may pin ops to
-    # devices this machine lacks (`with tf.device("/gpu:0")` multi-tower code).
-    soft_placement = tf.compat.v1.ConfigProto(allow_soft_placement=True)
-    with tf.compat.v1.Session(graph=graph, config=soft_placement) as session:
-        values = session.run([variable.initial_value for variable in variables])
+    values = InitialValues([variable for _, variable in created])
     records = []
-    for (kwargs, variable), value in zip(created, values, strict=True):
+    for index, (kwargs, variable) in enumerate(created):
         records.append(
             VariableRecord(
                 name=variable.op.name,
-                initial_value=value,
+                initial=functools.partial(values.value, index),
                 dtype=variable.dtype.base_dtype,
                 trainable=variable.trainable,
                 collections=_collections_of(graph, variable),
@@ -317,6 +314,39 @@ def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
             )
         )
     return records
+
+
+class InitialValues:
+    """The values the discovery graph's variable initializers assign, each
+    variable's ``initial_value`` tensor (which init_from_checkpoint replaces too).
+
+    Constants are read from the graph; the others are computed when one is first
+    asked for, all in one Session run (an op runs once per run, so a value two
+    initializers share is the same in both, as when the Estimator's session ran
+    them all at once). A call that restores a checkpoint asks only for its local
+    variables' values, zeros, so it runs no Session at all.
+    """
+
+    def __init__(self, variables: list) -> None:
+        self._tensors = [variable.initial_value for variable in variables]
+        self._values = [tf.get_static_value(tensor) for tensor in self._tensors]
+
+    def value(self, index: int) -> np.ndarray:
+        if self._values[index] is None:
+            self._compute_the_others()
+        return self._values[index]
+
+    def _compute_the_others(self) -> None:
+        pending = [index for index, value in enumerate(self._values) if value is None]
+        # Soft placement, as the Estimator's session had it: model_fn may pin ops to
+        # devices this machine lacks (`with tf.device("/gpu:0")` multi-tower code).
+        soft_placement = tf.compat.v1.ConfigProto(allow_soft_placement=True)
+        graph = self._tensors[pending[0]].graph
+        with tf.compat.v1.Session(graph=graph, config=soft_placement) as session:
+            values = session.run([self._tensors[index] for index in pending])
+        for index, value in zip(pending, values, strict=True):
+            self._values[index] = value
+        self._tensors = None  # the discovery graph can go
 
 
 def _checkpointed_tables(graph: tf.Graph) -> tuple[TableRecord, ...]:

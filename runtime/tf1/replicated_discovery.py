@@ -64,10 +64,14 @@ class ReplicatedDraws:
             part = tuple(
                 slice(start, start + size) for start, size in zip(offset, shape, strict=True)
             )
-            return dataclasses.replace(record, initial_value=self.initial_values[full_name][part])
+            return _with_initial(record, self.initial_values[full_name][part])
         if record.name not in self.initial_values:
             return record
-        return dataclasses.replace(record, initial_value=self.initial_values[record.name])
+        return _with_initial(record, self.initial_values[record.name])
+
+
+def _with_initial(record: VariableRecord, value) -> VariableRecord:
+    return dataclasses.replace(record, initial=lambda: value)
 
 
 def replicated_draws(
