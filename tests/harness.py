@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
 import json
 import os
 import subprocess
@@ -160,8 +161,11 @@ def assert_close(legacy: Trace, migrated: Trace, *, rtol: float) -> None:
         assert migrated.data.get(key) == legacy.data.get(key), key
     for key in ("summaries", "loop_summaries", "eval_summaries"):
         assert migrated.data[key].keys() == legacy.data[key].keys(), key
-        for tag, expected in legacy.data[key].items():
-            actual = migrated.data[key][tag]
+        legacy_summaries, migrated_summaries = summaries_without_step_races(
+            legacy.data[key], migrated.data[key]
+        )
+        for tag, expected in legacy_summaries.items():
+            actual = migrated_summaries[tag]
             assert [step for step, _ in actual] == [step for step, _ in expected], tag
             pairs.append((f"{key}/{tag}", [v for _, v in actual], [v for _, v in expected]))
     assert sorted(migrated.arrays) == sorted(legacy.arrays)
@@ -217,12 +221,42 @@ def assert_bit_identical(legacy: Trace, migrated: Trace, *, skipped_steps: bool 
         if skipped_steps:
             assert_skipped_step_labels(legacy.data[summaries], migrated.data[summaries])
         else:
-            exact.append(summaries)
+            expected, actual = summaries_without_step_races(
+                legacy.data[summaries], migrated.data[summaries]
+            )
+            assert actual == expected, summaries
     for key in exact:
         assert migrated.data.get(key) == legacy.data.get(key), key
     assert sorted(migrated.arrays) == sorted(legacy.arrays)
     for key, expected in legacy.arrays.items():
         np.testing.assert_array_equal(migrated.arrays[key], expected, key)
+
+
+def summaries_without_step_races(legacy: dict, migrated: dict) -> tuple[dict, dict]:
+    """``{tag: [[step, value], ...]}`` of both runs without the summaries TF 1's
+    SummarySaverHook wrote early: its global step read races the optimizer's
+    increment in the same run (tests/programs/global_step_race_probe.py: 9 of 20000
+    runs on TF 2.15), and when the increment wins, the hook takes the step for one
+    more than it is and writes the next summary, and every later one, one step
+    early. The runtime always writes at the steps of the read winning. So where the
+    legacy labels fall behind the runtime's, by one more step at each race, the
+    entries from there on are another step's values and are left out of both; any
+    other difference in labels is kept, for the comparison to fail on."""
+    kept_legacy, kept_migrated = {}, {}
+    for tag, expected in legacy.items():
+        actual = migrated.get(tag, [])
+        behind = [a - e for (e, _), (a, _) in zip(expected, actual, strict=False)]
+        raced = (
+            len(actual) == len(expected)
+            and behind
+            and behind[0] == 0
+            and all(later - earlier in (0, 1) for earlier, later in itertools.pairwise(behind))
+        )
+        kept = behind.index(1) if raced and 1 in behind else len(expected)
+        kept_legacy[tag], kept_migrated[tag] = expected[:kept], actual[:kept]
+    for tag in migrated.keys() - legacy.keys():
+        kept_migrated[tag] = migrated[tag]
+    return kept_legacy, kept_migrated
 
 
 def assert_skipped_step_labels(legacy: dict, migrated: dict) -> None:
