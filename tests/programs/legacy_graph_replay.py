@@ -70,7 +70,7 @@ def replay_outputs(meta_path: str, checkpoint: str, out_path: str) -> None:
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.train.import_meta_graph(meta_path)
-        wanted = needed_float_outputs(graph.get_operations())
+        wanted = _needed_float_outputs(graph.get_operations())
         with _session(graph, restored_from=checkpoint) as session:
             values = session.run({tensor.name: tensor for tensor in wanted})
     np.savez(out_path, **values)
@@ -81,8 +81,10 @@ def _session(graph: tf.Graph, *, restored_from: str | None = None) -> tf.compat.
     was by its Scaffold and input hook: the global variables initialized (or
     ``restored_from`` a checkpoint), then the local ones, tables and iterators."""
     with graph.as_default():
-        restore = tf.compat.v1.train.Saver() if restored_from else None
-        global_init = tf.compat.v1.global_variables_initializer()
+        if restored_from:
+            saver = tf.compat.v1.train.Saver()
+        else:
+            global_init = tf.compat.v1.global_variables_initializer()
         local_init = [
             tf.compat.v1.local_variables_initializer(),
             tf.compat.v1.tables_initializer(),
@@ -90,8 +92,8 @@ def _session(graph: tf.Graph, *, restored_from: str | None = None) -> tf.compat.
             *(op for op in graph.get_operations() if op.type == "MakeIterator"),
         ]
     session = tf.compat.v1.Session(graph=graph, config=_estimator_session_config())
-    if restore:
-        restore.restore(session, restored_from)
+    if restored_from:
+        saver.restore(session, restored_from)
     else:
         session.run(global_init)
     session.run(local_init)
@@ -112,7 +114,7 @@ def _estimator_session_config() -> tf.compat.v1.ConfigProto:
 _NOT_COMPUTED = ("VarHandleOp", "ReadVariableOp", "Placeholder")
 
 
-def needed_float_outputs(targets) -> list:
+def _needed_float_outputs(targets) -> list:
     """The float outputs of the stateless ops ``targets`` depend on."""
     seen, stack, found = set(), list(targets), []
     while stack:
