@@ -26,6 +26,8 @@ MAIN_PYTHON = Path(sys.executable)
 LEGACY_PYTHON = Path(os.environ.get("LEGACY_PYTHON", REPO / ".venv-legacy" / "bin" / "python"))
 FIXTURES = REPO / "fixtures" / "equivalence"
 RUN_LEGACY = REPO / "tests" / "standins" / "run_legacy.py"
+# Replays a legacy run's saved graph in a plain Session (reference runs, kernel drift)
+LEGACY_GRAPH_REPLAY = REPO / "tests" / "programs" / "legacy_graph_replay.py"
 
 
 @dataclasses.dataclass

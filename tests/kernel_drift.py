@@ -11,9 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
-from harness import LEGACY_PYTHON, MAIN_PYTHON, REPO, program_env
-
-REPLAY = REPO / "tests" / "programs" / "legacy_graph_replay.py"
+from harness import LEGACY_GRAPH_REPLAY, LEGACY_PYTHON, MAIN_PYTHON, program_env
 
 
 def changed_kernels(meta: Path, checkpoint: str, directory: Path) -> set[str]:
@@ -24,7 +22,7 @@ def changed_kernels(meta: Path, checkpoint: str, directory: Path) -> set[str]:
     for version, python in (("2.15", LEGACY_PYTHON), ("2.21", MAIN_PYTHON)):
         outputs[version] = directory / f"{version}.npz"
         subprocess.run(
-            [python, REPLAY, "outputs", meta, checkpoint, outputs[version]],
+            [python, LEGACY_GRAPH_REPLAY, "outputs", meta, checkpoint, outputs[version]],
             env=program_env(legacy=python == LEGACY_PYTHON),
             check=True,
         )

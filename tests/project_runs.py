@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 from harness import (
+    LEGACY_GRAPH_REPLAY,
     LEGACY_PYTHON,
     MAIN_PYTHON,
     REPO,
@@ -31,7 +32,6 @@ from fixtures.equivalence.recording import scalar_summaries
 from migrator.dialect import TF1, tensorflow_dialect
 
 PROJECTS = REPO / "fixtures" / "projects"
-REPLAY = REPO / "tests" / "programs" / "legacy_graph_replay.py"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +125,13 @@ def replay_legacy_training(legacy_out: Path, project: Project, out: Path, *, pyt
     (tests/programs/legacy_graph_replay.py); returns the replay's output folder."""
     out.mkdir(parents=True)
     result = subprocess.run(
-        [str(python), str(REPLAY), "train", str(legacy_out / project.train_dir), str(out)],
+        [
+            str(python),
+            str(LEGACY_GRAPH_REPLAY),
+            "train",
+            str(legacy_out / project.train_dir),
+            str(out),
+        ],
         env=program_env(legacy=python == LEGACY_PYTHON),
         capture_output=True,
         text=True,
