@@ -106,6 +106,19 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.WarmStartSettings",
         "estimator.add_metrics",
         "estimator.train_and_evaluate",
+        "estimator.v1",
+        "estimator.v1.BaselineClassifier",
+        "estimator.v1.BaselineEstimator",
+        "estimator.v1.BaselineRegressor",
+        "estimator.v1.DNNClassifier",
+        "estimator.v1.DNNEstimator",
+        "estimator.v1.DNNLinearCombinedClassifier",
+        "estimator.v1.DNNLinearCombinedEstimator",
+        "estimator.v1.DNNLinearCombinedRegressor",
+        "estimator.v1.DNNRegressor",
+        "estimator.v1.LinearClassifier",
+        "estimator.v1.LinearEstimator",
+        "estimator.v1.LinearRegressor",
         "estimator.export",
         "estimator.export.ClassificationOutput",
         "estimator.export.EvalOutput",
@@ -182,11 +195,12 @@ RUNTIME_SYMBOLS = frozenset(
     }
 )
 
-# Canned estimators the runtime has in their TF 2 flavour only (tf.estimator.X of
-# TF 2: Keras optimizers, v2 feature columns, losses averaged over the batch). TF 1's
+# Canned estimators TensorFlow shipped in two flavours: TF 2's (tf.estimator.X of TF
+# 2: Keras optimizers, v2 feature columns, losses averaged over the batch) and TF 1's
 # (tf.compat.v1.estimator.X, and tf.estimator.X in TF 1 code: v1 optimizers, summed
-# losses) would train differently, so they are reported instead.
-TF2_FLAVOUR_ONLY = frozenset(
+# losses), which trains differently. The runtime has TF 1's as estimator.v1.X where
+# it has it (runtime_tf1_flavour); the others are reported.
+TWO_FLAVOURS = frozenset(
     {
         "estimator.BaselineClassifier",
         "estimator.BaselineEstimator",
@@ -213,6 +227,15 @@ def tf1_flavour(qualified_name: str) -> bool:
     return qualified_name.startswith(_TF1_FLAVOUR_NAMESPACES)
 
 
+def runtime_tf1_flavour(canonical_name: str) -> str | None:
+    """``estimator.v1.X``, the runtime's TF 1 flavour of the canned estimator
+    ``estimator.X``, if the runtime has it."""
+    if canonical_name not in TWO_FLAVOURS:
+        return None
+    tf1_name = "estimator.v1." + canonical_name.removeprefix("estimator.")
+    return tf1_name if tf1_name in RUNTIME_SYMBOLS else None
+
+
 # Canonical names that are modules (members are looked up inside them).
 RUNTIME_MODULES = frozenset(
     {
@@ -221,6 +244,7 @@ RUNTIME_MODULES = frozenset(
         "estimator.export",
         "estimator.inputs",
         "estimator.tpu",
+        "estimator.v1",
         "npu",
         "npu.npu_ops",
         "npu.hccl_ops",
@@ -258,6 +282,7 @@ RUNTIME_ALIASES = {
     "estimator.inputs": "tf_estimator_inputs",
     "estimator.tpu": "tf_estimator_tpu",
     "estimator.canned": "tf_estimator_canned",
+    "estimator.v1": "tf_estimator_v1",
     "npu": "npu_runtime",
     "npu.npu_ops": "npu_ops",
     "npu.hccl_ops": "hccl_ops",
@@ -495,6 +520,17 @@ RUNTIME_REPLACEMENTS.update(
         f"tensorflow_estimator.python.estimator.{module}.{name}": (
             f"estimator.{name.removesuffix('V2')}"
         )
+        for module, names in _PRIVATE_CANNED_MODULES.items()
+        for name in names
+    }
+)
+# TF 1's classes in the same modules (TF 1.x reached them under tensorflow.python too).
+RUNTIME_REPLACEMENTS.update(
+    {
+        f"{package}.python.estimator.{module}.{name.removesuffix('V2')}": (
+            f"estimator.v1.{name.removesuffix('V2')}"
+        )
+        for package in ("tensorflow", "tensorflow_estimator")
         for module, names in _PRIVATE_CANNED_MODULES.items()
         for name in names
     }

@@ -1,9 +1,10 @@
-"""TF 1 code that reaches a canned estimator through an alias of the estimator
-module (``from tensorflow import estimator as est`` ... ``est.DNNClassifier``).
+"""TF 1 code that reaches a canned estimator the runtime has in TF 2's flavour only
+through an alias of the estimator module (``from tensorflow import estimator as
+est`` ... ``est.LinearClassifier``).
 
 The migration rewrites the alias's import to the runtime's estimator module, whose
-``DNNClassifier`` is TF 2's flavour, so such a use is spelled
-``tf.compat.v1.estimator.DNNClassifier`` instead. A file with no unambiguous global
+``LinearClassifier`` is TF 2's flavour, so such a use is spelled
+``tf.compat.v1.estimator.LinearClassifier`` instead. A file with no unambiguous global
 ``import tensorflow`` gets one, decided here for the whole file before it is
 migrated: every rewrite of the pass can then use it, as a second run (which finds
 it) does.
@@ -47,7 +48,8 @@ def tensorflow_import_needed(tree: ast.Module, dialect: str) -> str | None:
                 isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Name)
                 and node.value.id in aliases
-                and f"estimator.{node.attr}" in symbols.TF2_FLAVOUR_ONLY
+                and f"estimator.{node.attr}" in symbols.TWO_FLAVOURS
+                and symbols.runtime_tf1_flavour(f"estimator.{node.attr}") is None
             ):
                 return next(alias for alias in _ALIASES if alias not in bound)
     return None

@@ -213,6 +213,11 @@ class MigrateTransformer(cst.CSTTransformer):
             if "MIG202" not in self.enabled:
                 return updated
             return self._tensorflow_reference(original, updated, qualified, in_tf2)
+        tf1_flavour = self._runtime_tf1_flavour(qualified, canonical)
+        if tf1_flavour is not None:
+            if "MIG201" not in self.enabled:
+                return updated
+            return self._runtime_member(original, updated, tf1_flavour)
         if not self._runtime_has(original, qualified, canonical):
             # spelled as the TF 1 flavour it is, so that a second run (which reads
             # the migrated file as TF 2 code) still leaves it alone
@@ -258,11 +263,18 @@ class MigrateTransformer(cst.CSTTransformer):
         """``tensorflow.compat.v1.estimator.X`` if ``qualified`` means the TF 1
         flavour of a canned estimator the runtime has only in TF 2's: it is spelled
         so, or it is ``tf.estimator.X`` in TF 1 code (where it was the v1 class)."""
-        if canonical not in symbols.TF2_FLAVOUR_ONLY:
+        if canonical not in symbols.TWO_FLAVOURS:
             return None
         if not symbols.tf1_flavour(qualified) and self._part.dialect != dialect.TF1:
             return None
         return "tensorflow.compat.v1." + canonical
+
+    def _runtime_tf1_flavour(self, qualified: str, canonical: str) -> str | None:
+        """``estimator.v1.X`` where ``qualified`` means the TF 1 flavour of a canned
+        estimator that the runtime has in TF 1's flavour too."""
+        if self._tf1_flavour_of(qualified, canonical) is None:
+            return None
+        return symbols.runtime_tf1_flavour(canonical)
 
     def _report_not_in_runtime(self, node, qualified: str, canonical: str) -> None:
         self._report(
@@ -280,11 +292,7 @@ class MigrateTransformer(cst.CSTTransformer):
         qualified = self._scopes.qualified(original)
         replacement = symbols.RUNTIME_REPLACEMENTS.get(qualified)
         if replacement is not None:
-            self._count_rewritten_root(original)
-            namespace, _, member = replacement.rpartition(".")
-            return _keeping_parentheses(
-                updated, dotted(f"{self._runtime_name(namespace)}.{member}")
-            )
+            return self._runtime_member(original, updated, replacement)
         if qualified is not None and symbols.namespace(qualified) is not None:
             self._count_rewritten_root(original)
             return _keeping_parentheses(
@@ -295,6 +303,15 @@ class MigrateTransformer(cst.CSTTransformer):
                 value=self._replace_namespace(original.value, updated.value)
             )
         return updated
+
+    def _runtime_member(self, original, updated, runtime_name: str):
+        """The chain replaced by ``runtime_name`` (``estimator.v1.DNNClassifier``)
+        through its module's runtime alias."""
+        if isinstance(original, cst.Name):
+            return updated  # a name bound by an import, which is rewritten instead
+        self._count_rewritten_root(original)
+        namespace, _, member = runtime_name.rpartition(".")
+        return _keeping_parentheses(updated, dotted(f"{self._runtime_name(namespace)}.{member}"))
 
     def _count_rewritten_root(self, original: cst.BaseExpression) -> None:
         """A rewritten chain that starts at a name a legacy package's import bound
@@ -606,6 +623,7 @@ class MigrateTransformer(cst.CSTTransformer):
         canonical = symbols.canonical(qualified)
         if canonical is None:
             return None
+        canonical = self._runtime_tf1_flavour(qualified, canonical) or canonical
         if not self._runtime_has(node, qualified, canonical):
             v1_name = self._tf1_flavour_of(qualified, canonical)
             if v1_name is None or v1_name == qualified:

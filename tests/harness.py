@@ -282,8 +282,14 @@ def assert_skipped_step_labels(legacy: dict, migrated: dict) -> None:
 
 # Summaries the canned linear models write of variables they read with no
 # dependency on the train op (tensorflow-estimator's `bias` and
-# `fraction_of_zero_weights`): TF 1's Session raced those reads with the update.
-RACY_SUMMARIES = ("bias", "fraction_of_zero_weights")
+# `fraction_of_zero_weights`; the TF 1 flavour's under `linear/`): TF 1's Session
+# raced those reads with the update.
+RACY_SUMMARIES = (
+    "bias",
+    "fraction_of_zero_weights",
+    "linear/bias",
+    "linear/fraction_of_zero_weights",
+)
 
 
 def assert_racy_reads(actual: list, expected: list, *, what: str) -> None:

@@ -44,6 +44,10 @@ DRIFTING = (
     "multi_label",
     "multi_label_sparse_ids",
     "multi_label_sparse_strings",
+    "v1_binary",
+    "v1_linear_binary",
+    "v1_wide_deep_binary",
+    "v1_baseline_binary",
 )
 # Where training amplifies the drift past 1e-6 (12 FTRL steps take the onset's
 # 7e-8 to 1e-5): on TF 2.21 the per-step summaries are compared up to the drift's
@@ -75,6 +79,18 @@ MODELS = (
     "regression_warm_started",
     "regression_added_metrics",
     "multi_head",
+    "v1_binary",
+    "v1_multi_class",
+    "v1_regression",
+    "v1_linear_binary",
+    "v1_linear_multi_class",
+    "v1_linear_regression",
+    "v1_wide_deep_binary",
+    "v1_wide_deep_multi_class",
+    "v1_wide_deep_regression",
+    "v1_baseline_binary",
+    "v1_baseline_multi_class",
+    "v1_baseline_regression",
 )
 
 # The keys TensorFlow's heads produce (tensorflow-estimator's metric_keys and
@@ -204,6 +220,19 @@ WITH_A_HEAD = {
     "regression_warm_started": ("dnn", "regression"),
     "regression_added_metrics": ("dnn", "added_metrics"),
     "multi_head": ("dnn", "multi_head"),
+    # TF 1's flavour: the same keys as TF 2's
+    "v1_binary": ("dnn", "binary"),
+    "v1_multi_class": ("dnn", "multi_class"),
+    "v1_regression": ("dnn", "regression"),
+    "v1_linear_binary": ("linear", "binary"),
+    "v1_linear_multi_class": ("linear", "multi_class"),
+    "v1_linear_regression": ("linear", "regression"),
+    "v1_wide_deep_binary": ("wide_deep", "binary"),
+    "v1_wide_deep_multi_class": ("wide_deep", "multi_class"),
+    "v1_wide_deep_regression": ("wide_deep", "regression"),
+    "v1_baseline_binary": ("baseline", "binary"),
+    "v1_baseline_multi_class": ("baseline", "multi_class"),
+    "v1_baseline_regression": ("baseline", "regression"),
 }
 # The variables each family names as TensorFlow named them.
 _DNN_VARIABLES = {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias"}
@@ -449,4 +478,58 @@ def test_features_that_are_not_a_dict_are_refused(tmp_path):
         return tf.data.Dataset.from_tensors((np.ones((4, 1), np.float32), np.ones((4, 1))))
 
     with pytest.raises(ValueError, match="features should be a dictionary of `Tensor`s"):
+        classifier.train(input_fn, steps=1)
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [
+        (
+            lambda v1: v1.DNNClassifier([2], [], loss_reduction="none"),
+            ValueError,
+            "Invalid loss_reduction: none",
+        ),
+        (
+            lambda v1: v1.LinearClassifier([], label_vocabulary="ab"),
+            TypeError,
+            "label_vocabulary should be a list or tuple",
+        ),
+        (lambda v1: v1.DNNClassifier([2], [], n_classes=1), ValueError, "n_classes must be > 2: 1"),
+        (
+            lambda v1: v1.DNNLinearCombinedRegressor(),
+            ValueError,
+            "Either linear_feature_columns or dnn_feature_columns must be defined",
+        ),
+    ],
+)
+def test_tf_1_flavour_rejects_bad_arguments_as_tensorflow_did(make, error, message):
+    from runtime.estimator import v1
+
+    with pytest.raises(error, match=message):
+        make(v1)
+
+
+@pytest.mark.parametrize(
+    ("optimizer", "message"),
+    [
+        ("Adamax", r"Unsupported optimizer name: Adamax\. Supported names are: \('Adagrad'"),
+        (
+            lambda: tf.keras.optimizers.legacy.SGD(0.1),
+            "The given object is not an Optimizer instance",
+        ),
+    ],
+)
+def test_tf_1_flavour_takes_v1_optimizers_only(tmp_path, optimizer, message):
+    """TF 1's canned estimators named or were given ``tf.compat.v1.train`` optimizers."""
+    from runtime.estimator import v1
+
+    classifier = v1.DNNClassifier(
+        [2], [tf.feature_column.numeric_column("x")], optimizer=optimizer, model_dir=str(tmp_path)
+    )
+
+    def input_fn():
+        features = {"x": np.ones((4, 1), np.float32)}
+        return tf.data.Dataset.from_tensors((features, np.ones((4, 1), np.int64)))
+
+    with pytest.raises(ValueError, match=message):
         classifier.train(input_fn, steps=1)

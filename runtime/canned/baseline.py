@@ -27,10 +27,9 @@ def _weight_column_key(weight_column) -> str | None:
     return weight_column.key
 
 
-def baseline_logits(features, units, weight_column=None):
-    """The bias (``baseline/bias``) for every example, once every feature but the
-    weights is asserted to have the same batch size."""
-    weight_key = _weight_column_key(weight_column)
+def batch_size_and_checks(features, weight_key: str | None) -> tuple:
+    """The batch size (the first feature's) and the assertions that every other
+    feature but the weights has it."""
     size_checks, batch_size = [], None
     for key, feature in features.items():
         if key == weight_key:
@@ -40,6 +39,13 @@ def baseline_logits(features, units, weight_column=None):
             batch_size = first_dim
         else:
             size_checks.append(tf.compat.v1.debugging.assert_equal(batch_size, first_dim))
+    return batch_size, size_checks
+
+
+def baseline_logits(features, units, weight_column=None):
+    """The bias (``baseline/bias``) for every example, once every feature but the
+    weights is asserted to have the same batch size."""
+    batch_size, size_checks = batch_size_and_checks(features, _weight_column_key(weight_column))
     with tf.control_dependencies(size_checks), tf.compat.v1.name_scope("baseline"):
         bias = tf.Variable(initial_value=tf.zeros([units]), name="bias")
         return bias, tf.math.multiply(bias, tf.ones([batch_size, units]))

@@ -141,12 +141,18 @@ def linear_logits(features, feature_columns, units, sparse_combiner):
     logits = model(features)
     bias = model.bias
     weights = [variable for variable in model.variables if variable is not bias]
+    weight_summaries(bias, weights, units)
+    return logits, model.variables
+
+
+def weight_summaries(bias, weights, units: int) -> None:
+    """The bias (a scalar for one unit, else a histogram) and the fraction of zero
+    weights, as TF summarized a linear model."""
     if units > 1:
         tf.compat.v1.summary.histogram("bias", bias)
     else:
         tf.compat.v1.summary.scalar("bias", bias[0])
     tf.compat.v1.summary.scalar("fraction_of_zero_weights", zero_fraction(weights))
-    return logits, model.variables
 
 
 def default_optimizer(feature_columns):

@@ -208,9 +208,10 @@ class VariableStore:
         # variable_scope marks each partition it builds with its slice of the full
         # variable, and slot_creator then reads `partition.op`, which variables
         # outside the graph do not have. The store keeps slices itself, so the mark
-        # is dropped from a partition when a slot is made for it.
+        # is dropped from a partition when a slot is made for it (named
+        # `<partition>/<slot>`, under the variable scope minimize() ran in, if any).
         for name, other in self._records.items():
-            if other.partition is not None and record.name.startswith(name + "/"):
+            if other.partition is not None and f"/{name}/" in f"/{record.name}":
                 for component in components(self._variables[name]):
                     component._save_slice_info = None
         graph = tf.compat.v1.get_default_graph()

@@ -19,6 +19,7 @@ def export(name: str, mode: str, meta_path: str) -> None:
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.set_random_seed(7)
+        tf.compat.v1.train.get_or_create_global_step()  # as the Estimator made it first
         features = {key: tf.constant(fixture.FEATURES[key][:8]) for key in names}
         labels = fixture.label_tensor(all_labels, 8)
         est = make_estimator(None)

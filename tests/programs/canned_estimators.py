@@ -22,8 +22,10 @@ import tensorflow as tf
 
 if sys.argv[1] == "runtime":
     from runtime import estimator
+    from runtime.estimator import v1 as estimator_v1
 else:
     estimator = tf.estimator
+    estimator_v1 = tf.compat.v1.estimator
 
 ROWS = 48
 _random = np.random.RandomState(11)
@@ -85,6 +87,24 @@ def linear_columns():
         ),
         fc.categorical_column_with_hash_bucket("occupation", 20),
         fc.crossed_column([age_buckets, "education"], 30),
+    ]
+
+
+def v1_columns():
+    """With TF 1's own shared embedding (education and occupation ids share one
+    table), which only the v1 input layer takes. TF 1 made it in its default graph;
+    TF 2 makes it in a graph only."""
+    fc = tf.feature_column
+    education = fc.categorical_column_with_hash_bucket("education", 7)
+    occupation = fc.categorical_column_with_hash_bucket("occupation", 7)
+    with tf.Graph().as_default():
+        shared = tf.compat.v1.feature_column.shared_embedding_columns(
+            [education, occupation], dimension=2
+        )
+    return [
+        fc.numeric_column("age"),
+        fc.bucketized_column(fc.numeric_column("hours"), [30]),
+        *shared,
     ]
 
 
@@ -490,6 +510,121 @@ ESTIMATORS = {
             config=config(),
         ),
         SPEND,
+    ),
+    # the TF 1 flavour (tf.compat.v1.estimator, tf.estimator in TF 1 code)
+    "v1_binary": (
+        lambda d: estimator_v1.DNNClassifier([8, 4], columns(), model_dir=d, config=config()),
+        INCOME,
+    ),
+    "v1_multi_class": (
+        lambda d: estimator_v1.DNNClassifier(
+            [6],
+            v1_columns(),
+            model_dir=d,
+            n_classes=3,
+            label_vocabulary=["low", "mid", "high"],
+            dropout=0.25,
+            optimizer="Adam",
+            config=config(),
+        ),
+        LEVEL,
+    ),
+    "v1_regression": (
+        lambda d: estimator_v1.DNNRegressor(
+            [5, 3],
+            columns(),
+            model_dir=d,
+            weight_column="weight",
+            optimizer=lambda: tf.compat.v1.train.MomentumOptimizer(0.01, momentum=0.9),
+            activation_fn=tf.nn.tanh,
+            batch_norm=True,
+            config=config(),
+        ),
+        SPEND,
+    ),
+    "v1_linear_binary": (
+        lambda d: estimator_v1.LinearClassifier(
+            linear_columns(),
+            model_dir=d,
+            weight_column="weight",
+            sparse_combiner="sqrtn",
+            config=config(),
+        ),
+        INCOME,
+    ),
+    "v1_linear_multi_class": (
+        lambda d: estimator_v1.LinearClassifier(
+            linear_columns(),
+            model_dir=d,
+            n_classes=3,
+            label_vocabulary=["low", "mid", "high"],
+            optimizer=lambda: tf.compat.v1.train.GradientDescentOptimizer(0.01),
+            config=config(),
+        ),
+        LEVEL,
+    ),
+    "v1_linear_regression": (
+        lambda d: estimator_v1.LinearRegressor(
+            linear_columns(), model_dir=d, optimizer="Adagrad", config=config()
+        ),
+        SPEND,
+    ),
+    "v1_wide_deep_binary": (
+        lambda d: estimator_v1.DNNLinearCombinedClassifier(
+            model_dir=d,
+            linear_feature_columns=linear_columns(),
+            dnn_feature_columns=columns(),
+            dnn_hidden_units=[8, 4],
+            config=config(),
+        ),
+        INCOME,
+    ),
+    "v1_wide_deep_multi_class": (
+        lambda d: estimator_v1.DNNLinearCombinedClassifier(
+            model_dir=d,
+            linear_feature_columns=linear_columns(),
+            linear_optimizer="SGD",
+            linear_sparse_combiner="mean",
+            dnn_feature_columns=v1_columns(),
+            dnn_optimizer=tf.compat.v1.train.AdamOptimizer(0.01),
+            dnn_hidden_units=[6],
+            dnn_dropout=0.2,
+            n_classes=3,
+            label_vocabulary=["low", "mid", "high"],
+            config=config(),
+        ),
+        LEVEL,
+    ),
+    "v1_wide_deep_regression": (
+        lambda d: estimator_v1.DNNLinearCombinedRegressor(
+            model_dir=d,
+            linear_feature_columns=linear_columns(),
+            dnn_feature_columns=columns(),
+            dnn_hidden_units=[4],
+            weight_column="weight",
+            batch_norm=True,
+            config=config(),
+        ),
+        SPEND,
+    ),
+    "v1_baseline_binary": (
+        lambda d: estimator_v1.BaselineClassifier(
+            model_dir=d, weight_column="weight", optimizer="Adagrad", config=config()
+        ),
+        INCOME,
+        ["age", "weight"],
+    ),
+    "v1_baseline_multi_class": (
+        lambda d: estimator_v1.BaselineClassifier(
+            model_dir=d, n_classes=3, label_vocabulary=["low", "mid", "high"], config=config()
+        ),
+        LEVEL,
+        ["age"],
+    ),
+    "v1_baseline_regression": (
+        lambda d: estimator_v1.BaselineRegressor(model_dir=d, config=config()),
+        SPEND,
+        ["hours"],
     ),
 }
 

@@ -109,13 +109,16 @@ def _estimator_session_config() -> tf.compat.v1.ConfigProto:
     )
 
 
-# Ops that hold or read state rather than compute (and the imported Saver's, under
-# save/, which read and write checkpoints).
-_NOT_COMPUTED = ("VarHandleOp", "ReadVariableOp", "Placeholder")
+# Ops that hold state rather than compute (and the imported Saver's, under save/,
+# which read and write checkpoints).
+_NOT_COMPUTED = ("VarHandleOp", "Placeholder")
 
 
 def _needed_float_outputs(targets) -> list:
-    """The float outputs of the stateless ops ``targets`` depend on."""
+    """The float outputs of the stateless ops ``targets`` depend on, and of the
+    variable reads among them that feed an op: a read after an update in the same
+    run (a v1 metric's update op) carries what the update computed into the ops
+    that read it."""
     seen, stack, found = set(), list(targets), []
     while stack:
         op = stack.pop()
@@ -123,7 +126,10 @@ def _needed_float_outputs(targets) -> list:
             continue
         seen.add(op.name)
         stack.extend(tensor.op for tensor in op.inputs)
-        if op.type in _NOT_COMPUTED or op._is_stateful or op.name.startswith("save"):
+        computed = not op._is_stateful or (
+            op.type == "ReadVariableOp" and any(t.consumers() for t in op.outputs)
+        )
+        if op.type in _NOT_COMPUTED or not computed or op.name.startswith("save"):
             continue
         found.extend(tensor for tensor in op.outputs if tensor.dtype.is_floating)
     return found

@@ -1,0 +1,258 @@
+"""The heads of the TF 1 canned estimators (tensorflow-estimator's ``canned/head.py``).
+
+A TF 1 head computes labels, the loss per example, predictions and export
+signatures as the TF 2 head of its kind does, so it wraps one for those. What is
+TF 1's own: the loss reduced by ``tf.compat.v1.losses`` (``SUM`` by default), v1
+metrics, ``optimizer.minimize(loss, global_step)`` followed by the ``UPDATE_OPS``
+collection, and a mean-loss summary next to the loss's when the loss is summed.
+"""
+
+import tensorflow as tf
+import tf_keras
+
+from runtime.calls.mode_keys import ModeKeys
+from runtime.calls.spec import EstimatorSpec
+from runtime.canned.heads import BinaryClassHead, MultiClassHead, RegressionHead, checks
+from runtime.canned.keys import MetricKeys, PredictionKeys
+
+_LOSS_REDUCTION = tf.compat.v1.losses.Reduction
+
+
+class V1Head:
+    """A TF 1 head: ``head`` (a TF 2 head of the same kind) for labels, the loss per
+    example and predictions; the rest as TF 1 did it."""
+
+    def __init__(self, head, *, loss_reduction=_LOSS_REDUCTION.SUM):
+        if loss_reduction not in _LOSS_REDUCTION.all() or loss_reduction == _LOSS_REDUCTION.NONE:
+            raise ValueError(f"Invalid loss_reduction: {loss_reduction}")
+        self._head = head
+        self._loss_reduction = loss_reduction
+
+    @property
+    def name(self):
+        return self._head.name
+
+    @property
+    def logits_dimension(self):
+        return self._head.logits_dimension
+
+    def _summary_key(self, key: str) -> str:
+        return f"{key}/{self.name}" if self.name else key
+
+    def create_loss(self, features, mode, logits, labels):
+        """``(training loss, loss per example, example weights, processed labels)``."""
+        del mode  # the same in every mode
+        logits = tf.convert_to_tensor(logits)
+        labels = self._head._processed_labels(logits, labels)
+        unreduced_loss, weights = self._head._unweighted_loss_and_weights(logits, labels, features)
+        training_loss = tf.compat.v1.losses.compute_weighted_loss(
+            unreduced_loss, weights=weights, reduction=self._loss_reduction
+        )
+        return training_loss, unreduced_loss, weights, labels
+
+    def create_estimator_spec(
+        self,
+        features,
+        mode,
+        logits,
+        labels=None,
+        optimizer=None,
+        train_op_fn=None,
+        regularization_losses=None,
+    ) -> EstimatorSpec:
+        """The spec of ``mode``; in TRAIN, ``optimizer.minimize`` (a v1 optimizer)
+        with the global step, or ``train_op_fn(loss)``, builds the train op."""
+        with tf.compat.v1.name_scope(self.name, "head"):
+            logits = checks.logits_with_final_dim(logits, self.logits_dimension)
+            predictions = self._head.predictions(logits)
+            if mode == ModeKeys.PREDICT:
+                return EstimatorSpec(
+                    mode=mode,
+                    predictions=predictions,
+                    export_outputs=self._head._export_outputs(predictions),
+                )
+            training_loss, unreduced_loss, weights, processed_labels = self.create_loss(
+                features, mode, logits, labels
+            )
+            regularization_loss = None
+            loss = training_loss
+            if regularization_losses:
+                regularization_loss = tf.math.add_n(regularization_losses)
+                loss = tf.math.add_n([training_loss, regularization_loss])
+            if mode == ModeKeys.TRAIN:
+                train_op = _train_op(loss, optimizer, train_op_fn)
+                mean_loss = None
+                if self._loss_reduction == _LOSS_REDUCTION.SUM:
+                    weight_sum = tf.math.reduce_sum(
+                        weights * tf.compat.v1.ones_like(unreduced_loss)
+                    )
+                    mean_loss = training_loss / weight_sum
+        if mode == ModeKeys.EVAL:
+            with tf.compat.v1.name_scope(None, "metrics"):
+                eval_metric_ops = self._eval_metric_ops(
+                    processed_labels, predictions, weights, unreduced_loss
+                )
+                if regularization_loss is not None:
+                    eval_metric_ops[self._summary_key(MetricKeys.LOSS_REGULARIZATION)] = (
+                        tf.compat.v1.metrics.mean(
+                            values=regularization_loss, name=MetricKeys.LOSS_REGULARIZATION
+                        )
+                    )
+            return EstimatorSpec(
+                mode=mode, predictions=predictions, loss=loss, eval_metric_ops=eval_metric_ops
+            )
+        with tf.compat.v1.name_scope(""):
+            tf.compat.v1.summary.scalar(self._summary_key(MetricKeys.LOSS), loss)
+            if mean_loss is not None:
+                tf.compat.v1.summary.scalar(self._summary_key(MetricKeys.LOSS_MEAN), mean_loss)
+            if regularization_loss is not None:
+                tf.compat.v1.summary.scalar(
+                    self._summary_key(MetricKeys.LOSS_REGULARIZATION), regularization_loss
+                )
+        return EstimatorSpec(mode=mode, predictions=predictions, loss=loss, train_op=train_op)
+
+    def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
+        raise NotImplementedError
+
+
+def _train_op(loss, optimizer, train_op_fn):
+    if optimizer is not None:
+        if train_op_fn is not None:
+            raise ValueError("train_op_fn and optimizer cannot both be set.")
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    elif train_op_fn is not None:
+        train_op = train_op_fn(loss)
+    else:
+        raise ValueError("train_op_fn and optimizer cannot both be None.")
+    update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+    return tf.group(train_op, *update_ops) if update_ops else train_op
+
+
+class _BinaryHead(V1Head):
+    def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
+        key = self._summary_key
+        class_ids = predictions[PredictionKeys.CLASS_IDS]
+        logistic = predictions[PredictionKeys.LOGISTIC]
+        metrics = tf.compat.v1.metrics
+        labels_mean = _mean_of(labels, weights, name=MetricKeys.LABEL_MEAN)
+        return {
+            key(MetricKeys.LOSS_MEAN): metrics.mean(
+                values=unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN
+            ),
+            key(MetricKeys.ACCURACY): metrics.accuracy(
+                labels=labels, predictions=class_ids, weights=weights, name=MetricKeys.ACCURACY
+            ),
+            key(MetricKeys.PRECISION): metrics.precision(
+                labels=labels, predictions=class_ids, weights=weights, name=MetricKeys.PRECISION
+            ),
+            key(MetricKeys.RECALL): metrics.recall(
+                labels=labels, predictions=class_ids, weights=weights, name=MetricKeys.RECALL
+            ),
+            key(MetricKeys.PREDICTION_MEAN): _mean_of(
+                logistic, weights, name=MetricKeys.PREDICTION_MEAN
+            ),
+            key(MetricKeys.LABEL_MEAN): labels_mean,
+            key(MetricKeys.ACCURACY_BASELINE): _accuracy_baseline(labels_mean),
+            key(MetricKeys.AUC): _auc(labels, logistic, weights, "ROC", name=MetricKeys.AUC),
+            key(MetricKeys.AUC_PR): _auc(labels, logistic, weights, "PR", name=MetricKeys.AUC_PR),
+        }
+
+
+class _MultiClassHead(V1Head):
+    def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
+        key = self._summary_key
+        metrics = tf.compat.v1.metrics
+        return {
+            key(MetricKeys.LOSS_MEAN): metrics.mean(
+                values=unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN
+            ),
+            key(MetricKeys.ACCURACY): metrics.accuracy(
+                labels=labels,
+                predictions=predictions[PredictionKeys.CLASS_IDS],
+                weights=weights,
+                name=MetricKeys.ACCURACY,
+            ),
+        }
+
+
+class _RegressionHead(V1Head):
+    def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
+        key = self._summary_key
+        metrics = tf.compat.v1.metrics
+        return {
+            key(MetricKeys.LOSS_MEAN): metrics.mean(values=unreduced_loss, weights=weights),
+            key(MetricKeys.PREDICTION_MEAN): _mean_of(
+                predictions[PredictionKeys.PREDICTIONS], weights, name=MetricKeys.PREDICTION_MEAN
+            ),
+            key(MetricKeys.LABEL_MEAN): metrics.mean(values=labels, weights=weights),
+        }
+
+
+def _mean_of(values, weights, *, name: str):
+    """The weighted mean of ``values`` as float32 (weights broadcast to them)."""
+    with tf.compat.v1.name_scope(name, values=(values, weights)) as scope:
+        values = tf.cast(values, dtype=tf.float32)
+        if weights is not None:
+            weights = tf.compat.v2.__internal__.ops.broadcast_weights(weights, values)
+        return tf.compat.v1.metrics.mean(values, weights=weights, name=scope)
+
+
+def _accuracy_baseline(labels_mean):
+    """Always predicting the more frequent class: max(mean, 1 - mean)."""
+    with tf.compat.v1.name_scope(None, "accuracy_baseline", labels_mean):
+        value, update_op = labels_mean
+        return (
+            tf.math.maximum(value, 1.0 - value, name="value"),
+            tf.math.maximum(update_op, 1 - update_op, name="update_op"),
+        )
+
+
+def _auc(labels, predictions, weights, curve: str, *, name: str):
+    with tf.compat.v1.name_scope(name, values=(predictions, labels, weights)) as scope:
+        predictions = tf.cast(predictions, dtype=tf.float32)
+        if weights is not None:
+            weights = tf.compat.v2.__internal__.ops.broadcast_weights(weights, predictions)
+        return tf.compat.v1.metrics.auc(
+            labels=labels, predictions=predictions, weights=weights, curve=curve, name=scope
+        )
+
+
+# The TF 2 heads this module wraps validate a Keras loss reduction, which they do
+# not use here: the TF 1 head reduces the loss itself.
+_UNUSED_REDUCTION = tf_keras.losses.Reduction.SUM
+
+
+def classification_head(
+    n_classes, weight_column, label_vocabulary, loss_reduction=_LOSS_REDUCTION.SUM
+) -> V1Head:
+    """A TF 1 classifier's head: binary for two classes, multi-class otherwise."""
+    if n_classes == 2:
+        if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
+            raise TypeError(
+                f"label_vocabulary should be a list or tuple. Given type: {type(label_vocabulary)}"
+            )
+        head = BinaryClassHead(
+            weight_column=weight_column,
+            label_vocabulary=label_vocabulary,
+            loss_reduction=_UNUSED_REDUCTION,
+        )
+        return _BinaryHead(head, loss_reduction=loss_reduction)
+    head = MultiClassHead(
+        n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=_UNUSED_REDUCTION,
+    )
+    return _MultiClassHead(head, loss_reduction=loss_reduction)
+
+
+def regression_head(
+    label_dimension=1, weight_column=None, loss_reduction=_LOSS_REDUCTION.SUM
+) -> V1Head:
+    """A TF 1 regressor's head: the mean squared error on ``label_dimension`` values."""
+    head = RegressionHead(
+        label_dimension=label_dimension,
+        weight_column=weight_column,
+        loss_reduction=_UNUSED_REDUCTION,
+    )
+    return _RegressionHead(head, loss_reduction=loss_reduction)
