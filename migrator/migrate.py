@@ -11,7 +11,6 @@ from migrator.diagnostics import CODES, RULES, Diagnostic
 from migrator.dialect import tensorflow_dialect
 from migrator.parsing import parse_with_libcst, parse_with_python
 from migrator.positions import Locator, physical_lines
-from migrator.tf1_flavours import tensorflow_import_needed
 from migrator.transform import Part, migrate_module
 
 ALL_CODES = frozenset(CODES) | frozenset(RULES)
@@ -87,12 +86,7 @@ def _migrate(
 
 def whole_file_part(code: str, tree, imports_before: str | None = None) -> Part:
     """What every pass over the file shares, read from the whole file."""
-    dialect = tensorflow_dialect(code, tree)
-    return Part(
-        imports_before=imports_before,
-        dialect=dialect,
-        added_tensorflow=tensorflow_import_needed(tree, dialect),
-    )
+    return Part(imports_before=imports_before, dialect=tensorflow_dialect(code, tree))
 
 
 def _in_order(diagnostics) -> tuple[Diagnostic, ...]:

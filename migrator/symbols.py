@@ -198,8 +198,7 @@ RUNTIME_SYMBOLS = frozenset(
 # Canned estimators TensorFlow shipped in two flavours: TF 2's (tf.estimator.X of TF
 # 2: Keras optimizers, v2 feature columns, losses averaged over the batch) and TF 1's
 # (tf.compat.v1.estimator.X, and tf.estimator.X in TF 1 code: v1 optimizers, summed
-# losses), which trains differently. The runtime has TF 1's as estimator.v1.X where
-# it has it (runtime_tf1_flavour); the others are reported.
+# losses), which trains differently: the runtime has TF 1's as estimator.v1.X.
 TWO_FLAVOURS = frozenset(
     {
         "estimator.BaselineClassifier",
@@ -227,13 +226,13 @@ def tf1_flavour(qualified_name: str) -> bool:
     return qualified_name.startswith(_TF1_FLAVOUR_NAMESPACES)
 
 
-def runtime_tf1_flavour(canonical_name: str) -> str | None:
-    """``estimator.v1.X``, the runtime's TF 1 flavour of the canned estimator
-    ``estimator.X``, if the runtime has it."""
-    if canonical_name not in TWO_FLAVOURS:
-        return None
-    tf1_name = "estimator.v1." + canonical_name.removeprefix("estimator.")
-    return tf1_name if tf1_name in RUNTIME_SYMBOLS else None
+def tf1_flavour_of(canonical_name: str) -> str:
+    """``estimator.v1.X``, the runtime's TF 1 flavour of the canned estimator ``estimator.X``."""
+    return "estimator.v1." + canonical_name.removeprefix("estimator.")
+
+
+def is_tf1_flavour(canonical_name: str) -> bool:
+    return canonical_name.startswith("estimator.v1.")
 
 
 # Canonical names that are modules (members are looked up inside them).

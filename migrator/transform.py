@@ -55,8 +55,6 @@ class Part:
     earlier_edits: ModuleEdits = dataclasses.field(default_factory=ModuleEdits)
     imports_before: str | None = None
     dialect: str = dialect.UNKNOWN  # the TensorFlow the whole file was written for
-    # the name of an ``import tensorflow`` the file gets (``migrator.tf1_flavours``)
-    added_tensorflow: str | None = None
 
 
 class MigrateTransformer(cst.CSTTransformer):
@@ -213,20 +211,13 @@ class MigrateTransformer(cst.CSTTransformer):
             if "MIG202" not in self.enabled:
                 return updated
             return self._tensorflow_reference(original, updated, qualified, in_tf2)
-        tf1_flavour = self._runtime_tf1_flavour(qualified, canonical)
-        if tf1_flavour is not None:
-            if "MIG201" not in self.enabled:
-                return updated
-            return self._runtime_member(original, updated, tf1_flavour)
+        canonical = self._flavour_meant(qualified, canonical)
         if not self._runtime_has(original, qualified, canonical):
-            # spelled as the TF 1 flavour it is, so that a second run (which reads
-            # the migrated file as TF 2 code) still leaves it alone
-            v1_name = self._tf1_flavour_of(qualified, canonical)
-            if v1_name is None or v1_name == qualified or "MIG202" not in self.enabled:
-                return updated
-            return self._tf1_flavour_reference(original, updated, qualified, v1_name)
+            return updated
         if "MIG201" not in self.enabled:
             return updated
+        if symbols.is_tf1_flavour(canonical):
+            return self._runtime_member(original, updated, canonical)
         return self._replace_namespace(original, updated)
 
     def _runtime_has(self, node, qualified: str, canonical: str) -> bool:
@@ -234,47 +225,18 @@ class MigrateTransformer(cst.CSTTransformer):
         if not symbols.available(canonical):
             self._report_not_in_runtime(node, qualified, canonical)
             return False
-        v1_name = self._tf1_flavour_of(qualified, canonical)
-        if v1_name is None:
-            return True
-        name = canonical.rpartition(".")[2]
-        self._report(
-            node,
-            "MIG101",
-            f"{_short(qualified)} here is TF 1's {name} (v1 optimizers, summed loss), "
-            "which the bundled runtime does not have yet; left as "
-            f"tf.compat.v1.estimator.{name}",
-            f"the runtime has TF 2's tf.estimator.{name} (Keras optimizers, v2 feature "
-            "columns, loss averaged over the batch), which trains differently",
-            names=(qualified,),
-        )
-        return False
+        return True
 
-    def _tf1_flavour_reference(self, original, updated, qualified: str, v1_name: str):
-        """``est.DNNClassifier`` in TF 1 code, spelled ``tf.compat.v1.estimator.
-        DNNClassifier`` (through the ``import tensorflow`` the file gets if it has
-        none, ``migrator.tf1_flavours``): never left to reach the runtime's TF 2
-        flavour through the estimator module's alias, whose import is rewritten."""
-        if isinstance(original, cst.Name):
-            return updated  # an imported name: its import is rewritten
-        return self._tensorflow_reference(original, updated, qualified, v1_name)
-
-    def _tf1_flavour_of(self, qualified: str, canonical: str) -> str | None:
-        """``tensorflow.compat.v1.estimator.X`` if ``qualified`` means the TF 1
-        flavour of a canned estimator the runtime has only in TF 2's: it is spelled
-        so, or it is ``tf.estimator.X`` in TF 1 code (where it was the v1 class)."""
+    def _flavour_meant(self, qualified: str, canonical: str) -> str:
+        """``estimator.v1.X`` where ``qualified`` means TF 1's flavour of a canned
+        estimator TensorFlow shipped in two: it is spelled so
+        (``tf.compat.v1.estimator.X``), or it is ``tf.estimator.X`` in TF 1 code,
+        where it was the v1 class; else ``canonical``."""
         if canonical not in symbols.TWO_FLAVOURS:
-            return None
+            return canonical
         if not symbols.tf1_flavour(qualified) and self._part.dialect != dialect.TF1:
-            return None
-        return "tensorflow.compat.v1." + canonical
-
-    def _runtime_tf1_flavour(self, qualified: str, canonical: str) -> str | None:
-        """``estimator.v1.X`` where ``qualified`` means the TF 1 flavour of a canned
-        estimator that the runtime has in TF 1's flavour too."""
-        if self._tf1_flavour_of(qualified, canonical) is None:
-            return None
-        return symbols.runtime_tf1_flavour(canonical)
+            return canonical
+        return symbols.tf1_flavour_of(canonical)
 
     def _report_not_in_runtime(self, node, qualified: str, canonical: str) -> None:
         self._report(
@@ -492,8 +454,6 @@ class MigrateTransformer(cst.CSTTransformer):
         }
         for name, bound in bound_here.items():
             if bound == "tensorflow":
-                if name == self._part.added_tensorflow:  # the import this use needs
-                    self._need_import(("", "tensorflow", None if name == "tensorflow" else name))
                 return dotted(name + replacement[len("tensorflow") :])
         for name, bound in bound_here.items():
             if bound == "tensorflow.compat.v1" and replacement.startswith("tensorflow.compat."):
@@ -505,20 +465,16 @@ class MigrateTransformer(cst.CSTTransformer):
     def _global_modules(self) -> dict[str, tuple[str, int | None]]:
         """Global names bound by an import: the one qualified name each has, and the
         order key of the module statement holding the import (None: not visited yet,
-        so after the current one); the ``import tensorflow`` the file gets, if it
-        gets one, comes first."""
+        so after the current one)."""
         if self._global_imports is None:
             self._global_imports = {
                 name: (qualified, id(node))
                 for name, (qualified, node) in self._scopes.import_bindings().items()
             }
-        found = {
+        return {
             name: (bound, self._import_statement_keys.get(node_id))
             for name, (bound, node_id) in self._global_imports.items()
         }
-        if self._part.added_tensorflow:
-            found[self._part.added_tensorflow] = ("tensorflow", -1)
-        return found
 
     # --------------------------------------------------------------- imports
     def leave_ImportFrom(
@@ -623,12 +579,9 @@ class MigrateTransformer(cst.CSTTransformer):
         canonical = symbols.canonical(qualified)
         if canonical is None:
             return None
-        canonical = self._runtime_tf1_flavour(qualified, canonical) or canonical
+        canonical = self._flavour_meant(qualified, canonical)
         if not self._runtime_has(node, qualified, canonical):
-            v1_name = self._tf1_flavour_of(qualified, canonical)
-            if v1_name is None or v1_name == qualified:
-                return None
-            return tuple(v1_name.rsplit(".", 1))  # spelled as the TF 1 flavour it is
+            return None
         target_module, _, name = ("runtime." + canonical).rpartition(".")
         return target_module, name
 

@@ -19,6 +19,17 @@ def test_every_runtime_target_exists(canonical):
     assert hasattr(module, name), f"runtime.{canonical} is targeted but does not exist"
 
 
+@pytest.mark.parametrize("canonical", sorted(symbols.TWO_FLAVOURS))
+def test_every_canned_estimator_has_both_flavours_in_the_runtime(canonical):
+    """TF 1 code's canned estimators are never left to the runtime's TF 2 flavour."""
+    assert canonical in symbols.RUNTIME_SYMBOLS
+    assert symbols.tf1_flavour_of(canonical) in symbols.RUNTIME_SYMBOLS
+    v1 = importlib.import_module("runtime.estimator.v1")
+    tf2 = importlib.import_module("runtime.estimator")
+    name = canonical.removeprefix("estimator.")
+    assert getattr(v1, name) is not getattr(tf2, name)
+
+
 def test_runtime_modules_are_modules():
     for canonical in symbols.RUNTIME_MODULES & symbols.RUNTIME_SYMBOLS:
         importlib.import_module("runtime." + canonical)

@@ -150,6 +150,17 @@ PROJECTS = [
         racy_summaries=RACY_SUMMARIES,
     ),
     Project(
+        name="census_tf1_wide_deep",
+        commands=(("-m", "trainer.task", "--job-dir={out}", "--save-summary-steps=1"),),
+        results=("final_metrics.json",),
+        model_dirs=("model",),
+        exports=("model/export/census",),
+        record_inputs={"examples": "data/serving.tfrecord", "inputs": "data/serving.tfrecord"},
+        # TF 1's binary head: the same kernels as census_wide_deep's TF 2 head
+        kernel_drift=("Reciprocal", "Sigmoid"),
+        racy_summaries=RACY_SUMMARIES,
+    ),
+    Project(
         name="housing_notebook",
         commands=(
             (
