@@ -166,7 +166,12 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.training",
         "contrib.training.HParams",
         "contrib.estimator",
+        "contrib.estimator.binary_classification_head",
         "contrib.estimator.clip_gradients_by_norm",
+        "contrib.estimator.logistic_regression_head",
+        "contrib.estimator.multi_class_head",
+        "contrib.estimator.poisson_regression_head",
+        "contrib.estimator.regression_head",
         "contrib.mixed_precision",
         "contrib.mixed_precision.LossScaleManager",
         "contrib.mixed_precision.FixedLossScaleManager",
@@ -495,9 +500,17 @@ RUNTIME_REPLACEMENTS = {
         "contrib.data.padded_batch_and_drop_remainder"
     ),
     "tensorflow.contrib.training.HParams": "contrib.training.HParams",
-    "tensorflow.contrib.estimator.clip_gradients_by_norm": (
-        "contrib.estimator.clip_gradients_by_norm"
-    ),
+    **{
+        f"tensorflow.contrib.estimator.{name}": f"contrib.estimator.{name}"
+        for name in (
+            "clip_gradients_by_norm",
+            "binary_classification_head",
+            "multi_class_head",
+            "regression_head",
+            "poisson_regression_head",
+            "logistic_regression_head",
+        )
+    },
 }
 
 

@@ -91,6 +91,11 @@ MODELS = (
     "v1_baseline_binary",
     "v1_baseline_multi_class",
     "v1_baseline_regression",
+    "v1_binary_thresholds_head",
+    "v1_multi_class_head",
+    "v1_poisson_head",
+    "v1_logistic_head",
+    "v1_regression_head",
 )
 
 # The keys TensorFlow's heads produce (tensorflow-estimator's metric_keys and
@@ -233,6 +238,12 @@ WITH_A_HEAD = {
     "v1_baseline_binary": ("baseline", "binary"),
     "v1_baseline_multi_class": ("baseline", "multi_class"),
     "v1_baseline_regression": ("baseline", "regression"),
+    # TF 1.15's tf.contrib.estimator heads, given to TF 1's *Estimator classes
+    "v1_binary_thresholds_head": ("dnn", "binary_thresholds"),
+    "v1_multi_class_head": ("wide_deep", "multi_class"),
+    "v1_poisson_head": ("linear", "linked_regression"),
+    "v1_logistic_head": ("baseline", "linked_regression"),
+    "v1_regression_head": ("dnn", "regression"),
 }
 # The variables each family names as TensorFlow named them.
 _DNN_VARIABLES = {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias"}

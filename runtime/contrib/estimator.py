@@ -1,10 +1,17 @@
-"""``tf.contrib.estimator``'s optimizer extender that Estimator code used."""
+"""``tf.contrib.estimator``'s pieces that Estimator code used: the optimizer
+extender, and the head factories TF 1's ``*Estimator`` canned classes took (TF
+1.15's built the v1 heads of tensorflow-estimator's ``canned/head.py``, the loss
+averaged over the batch by default)."""
 
 from __future__ import annotations
 
 import tensorflow as tf
 
+from runtime.canned.heads import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
+from runtime.canned.v1 import head as v1_head
 from runtime.tf1.wrapped_optimizer import TransformGradients
+
+_SUM_OVER_BATCH_SIZE = tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE
 
 
 def clip_gradients_by_norm(optimizer, clip_norm) -> tf.compat.v1.train.Optimizer:
@@ -17,3 +24,86 @@ def clip_gradients_by_norm(optimizer, clip_norm) -> tf.compat.v1.train.Optimizer
         return list(zip(clipped, variables, strict=True))
 
     return TransformGradients(optimizer, clip, name="ClipByNorm" + optimizer.get_name())
+
+
+def binary_classification_head(
+    weight_column=None,
+    thresholds=None,
+    label_vocabulary=None,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    name=None,
+) -> v1_head.V1Head:
+    return v1_head.binary_head(
+        weight_column=weight_column,
+        thresholds=thresholds,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+        loss_fn=loss_fn,
+        name=name,
+    )
+
+
+def multi_class_head(
+    n_classes,
+    weight_column=None,
+    label_vocabulary=None,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    name=None,
+) -> v1_head.V1Head:
+    return v1_head.multi_class_head(
+        n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+        loss_fn=loss_fn,
+        name=name,
+    )
+
+
+def regression_head(
+    weight_column=None,
+    label_dimension=1,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    inverse_link_fn=None,
+    name=None,
+) -> v1_head.V1Head:
+    return v1_head.regression_head(
+        RegressionHead,
+        weight_column=weight_column,
+        label_dimension=label_dimension,
+        loss_reduction=loss_reduction,
+        loss_fn=loss_fn,
+        inverse_link_fn=inverse_link_fn,
+        name=name,
+    )
+
+
+def poisson_regression_head(
+    weight_column=None,
+    label_dimension=1,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    compute_full_loss=True,
+    name=None,
+) -> v1_head.V1Head:
+    return v1_head.regression_head(
+        PoissonRegressionHead,
+        weight_column=weight_column,
+        label_dimension=label_dimension,
+        loss_reduction=loss_reduction,
+        compute_full_loss=compute_full_loss,
+        name=name,
+    )
+
+
+def logistic_regression_head(
+    weight_column=None, loss_reduction=_SUM_OVER_BATCH_SIZE, name=None
+) -> v1_head.V1Head:
+    return v1_head.regression_head(
+        LogisticRegressionHead,
+        weight_column=weight_column,
+        loss_reduction=loss_reduction,
+        name=name,
+    )

@@ -22,10 +22,14 @@ import tensorflow as tf
 
 if sys.argv[1] == "runtime":
     from runtime import estimator
+    from runtime.contrib import estimator as contrib_estimator
     from runtime.estimator import v1 as estimator_v1
 else:
     estimator = tf.estimator
     estimator_v1 = tf.compat.v1.estimator
+    # TF 1.15's tf.contrib.estimator heads (tests/standins/)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "standins"))
+    import contrib_estimator
 
 ROWS = 48
 _random = np.random.RandomState(11)
@@ -625,6 +629,56 @@ ESTIMATORS = {
         lambda d: estimator_v1.BaselineRegressor(model_dir=d, config=config()),
         SPEND,
         ["hours"],
+    ),
+    # TF 1's *Estimator classes with TF 1.15's tf.contrib.estimator heads
+    "v1_binary_thresholds_head": (
+        lambda d: estimator_v1.DNNEstimator(
+            contrib_estimator.binary_classification_head(
+                weight_column="weight", thresholds=[0.3, 0.6], loss_fn=hinge_loss
+            ),
+            [6],
+            columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        INCOME,
+    ),
+    "v1_multi_class_head": (
+        lambda d: estimator_v1.DNNLinearCombinedEstimator(
+            contrib_estimator.multi_class_head(3, label_vocabulary=["low", "mid", "high"]),
+            model_dir=d,
+            linear_feature_columns=linear_columns(),
+            dnn_feature_columns=columns(),
+            dnn_hidden_units=[4],
+            config=config(),
+        ),
+        LEVEL,
+    ),
+    "v1_poisson_head": (
+        lambda d: estimator_v1.LinearEstimator(
+            contrib_estimator.poisson_regression_head(weight_column="weight"),
+            linear_columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        VISITS,
+    ),
+    "v1_logistic_head": (
+        lambda d: estimator_v1.BaselineEstimator(
+            contrib_estimator.logistic_regression_head(), model_dir=d, config=config()
+        ),
+        SHARE,
+        ["hours"],
+    ),
+    "v1_regression_head": (
+        lambda d: estimator_v1.DNNEstimator(
+            contrib_estimator.regression_head(weight_column="weight", loss_fn=absolute_loss),
+            [4],
+            columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        SPEND,
     ),
 }
 

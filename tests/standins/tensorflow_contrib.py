@@ -4,6 +4,7 @@ modules (contrib was removed in TF 2.0)."""
 import sys
 import types
 
+import contrib_estimator
 import contrib_layers
 import contrib_metrics
 import contrib_mixed_precision
@@ -78,7 +79,10 @@ def install() -> None:
     )
     estimator = _module(
         "tensorflow.contrib.estimator",
-        {"clip_gradients_by_norm": contrib_layers.clip_gradients_by_norm},
+        {
+            "clip_gradients_by_norm": contrib_layers.clip_gradients_by_norm,
+            **{name: getattr(contrib_estimator, name) for name in contrib_estimator.__all__},
+        },
     )
     contrib = _module(
         "tensorflow.contrib",

@@ -78,5 +78,9 @@ class BaselineRegressor(BaselineEstimator):
         config=None,
         loss_reduction=tf.compat.v1.losses.Reduction.SUM,
     ):
-        head = regression_head(label_dimension, weight_column, loss_reduction)
+        head = regression_head(
+            label_dimension=label_dimension,
+            weight_column=weight_column,
+            loss_reduction=loss_reduction,
+        )
         super().__init__(head, model_dir=model_dir, optimizer=optimizer, config=config)

@@ -272,7 +272,11 @@ class DNNRegressor(DNNEstimator):
         batch_norm=False,
     ):
         super().__init__(
-            regression_head(label_dimension, weight_column, loss_reduction),
+            regression_head(
+                label_dimension=label_dimension,
+                weight_column=weight_column,
+                loss_reduction=loss_reduction,
+            ),
             hidden_units,
             feature_columns,
             model_dir=model_dir,

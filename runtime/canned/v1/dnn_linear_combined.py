@@ -224,7 +224,11 @@ class DNNLinearCombinedRegressor(DNNLinearCombinedEstimator):
     ):
         validate_feature_columns(linear_feature_columns, dnn_feature_columns)
         super().__init__(
-            regression_head(label_dimension, weight_column, loss_reduction),
+            regression_head(
+                label_dimension=label_dimension,
+                weight_column=weight_column,
+                loss_reduction=loss_reduction,
+            ),
             model_dir=model_dir,
             linear_feature_columns=linear_feature_columns,
             linear_optimizer=linear_optimizer,

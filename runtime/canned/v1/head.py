@@ -130,9 +130,15 @@ def _train_op(loss, optimizer, train_op_fn):
 
 class _BinaryHead(V1Head):
     def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
-        key = self._summary_key
         class_ids = predictions[PredictionKeys.CLASS_IDS]
         logistic = predictions[PredictionKeys.LOGISTIC]
+        return {
+            **self._main_metric_ops(labels, class_ids, logistic, weights, unreduced_loss),
+            **self._threshold_metric_ops(labels, logistic, weights),
+        }
+
+    def _main_metric_ops(self, labels, class_ids, logistic, weights, unreduced_loss) -> dict:
+        key = self._summary_key
         metrics = tf.compat.v1.metrics
         labels_mean = _mean_of(labels, weights, name=MetricKeys.LABEL_MEAN)
         return {
@@ -156,6 +162,36 @@ class _BinaryHead(V1Head):
             key(MetricKeys.AUC): _auc(labels, logistic, weights, "ROC", name=MetricKeys.AUC),
             key(MetricKeys.AUC_PR): _auc(labels, logistic, weights, "PR", name=MetricKeys.AUC_PR),
         }
+
+    def _threshold_metric_ops(self, labels, logistic, weights) -> dict:
+        """Accuracy, precision and recall of predicting the positive class at each of
+        the head's ``thresholds``."""
+        metric_ops = {}
+        for threshold in self._head._thresholds:
+            accuracy = MetricKeys.ACCURACY_AT_THRESHOLD % threshold
+            with tf.compat.v1.name_scope(accuracy, values=(logistic, labels, weights)) as scope:
+                above = tf.cast(tf.math.greater_equal(logistic, threshold), tf.float32)
+                metric_ops[self._summary_key(accuracy)] = tf.compat.v1.metrics.accuracy(
+                    labels=labels, predictions=above, weights=weights, name=scope
+                )
+            for key, metric in (
+                (MetricKeys.PRECISION_AT_THRESHOLD, tf.compat.v1.metrics.precision_at_thresholds),
+                (MetricKeys.RECALL_AT_THRESHOLD, tf.compat.v1.metrics.recall_at_thresholds),
+            ):
+                name = key % threshold
+                with tf.compat.v1.name_scope(name, values=(logistic, labels, weights)) as scope:
+                    value, update = metric(
+                        labels=labels,
+                        predictions=logistic,
+                        thresholds=(threshold,),
+                        weights=weights,
+                        name=scope,
+                    )
+                    metric_ops[self._summary_key(name)] = (
+                        tf.compat.v1.squeeze(value),
+                        tf.compat.v1.squeeze(update),
+                    )
+        return metric_ops
 
 
 class _MultiClassHead(V1Head):
@@ -222,37 +258,45 @@ def _auc(labels, predictions, weights, curve: str, *, name: str):
 _UNUSED_REDUCTION = tf_keras.losses.Reduction.SUM
 
 
+def binary_head(*, label_vocabulary=None, loss_reduction=_LOSS_REDUCTION.SUM, **arguments):
+    """TF 1's binary head: sigmoid cross-entropy on one logit (``arguments``: the
+    TF 2 ``BinaryClassHead``'s others)."""
+    if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
+        raise TypeError(
+            f"label_vocabulary should be a list or tuple. Given type: {type(label_vocabulary)}"
+        )
+    head = BinaryClassHead(
+        label_vocabulary=label_vocabulary, loss_reduction=_UNUSED_REDUCTION, **arguments
+    )
+    return _BinaryHead(head, loss_reduction=loss_reduction)
+
+
+def multi_class_head(n_classes, *, loss_reduction=_LOSS_REDUCTION.SUM, **arguments):
+    """TF 1's multi-class head: softmax cross-entropy over ``n_classes`` logits."""
+    head = MultiClassHead(n_classes, loss_reduction=_UNUSED_REDUCTION, **arguments)
+    return _MultiClassHead(head, loss_reduction=loss_reduction)
+
+
+def regression_head(kind=RegressionHead, *, loss_reduction=_LOSS_REDUCTION.SUM, **arguments):
+    """TF 1's regression head of ``kind`` (the TF 2 regression head computing its
+    loss per example and predictions: squared error, Poisson, logistic)."""
+    head = kind(loss_reduction=_UNUSED_REDUCTION, **arguments)
+    return _RegressionHead(head, loss_reduction=loss_reduction)
+
+
 def classification_head(
     n_classes, weight_column, label_vocabulary, loss_reduction=_LOSS_REDUCTION.SUM
 ) -> V1Head:
     """A TF 1 classifier's head: binary for two classes, multi-class otherwise."""
     if n_classes == 2:
-        if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
-            raise TypeError(
-                f"label_vocabulary should be a list or tuple. Given type: {type(label_vocabulary)}"
-            )
-        head = BinaryClassHead(
+        return binary_head(
             weight_column=weight_column,
             label_vocabulary=label_vocabulary,
-            loss_reduction=_UNUSED_REDUCTION,
+            loss_reduction=loss_reduction,
         )
-        return _BinaryHead(head, loss_reduction=loss_reduction)
-    head = MultiClassHead(
+    return multi_class_head(
         n_classes,
         weight_column=weight_column,
         label_vocabulary=label_vocabulary,
-        loss_reduction=_UNUSED_REDUCTION,
+        loss_reduction=loss_reduction,
     )
-    return _MultiClassHead(head, loss_reduction=loss_reduction)
-
-
-def regression_head(
-    label_dimension=1, weight_column=None, loss_reduction=_LOSS_REDUCTION.SUM
-) -> V1Head:
-    """A TF 1 regressor's head: the mean squared error on ``label_dimension`` values."""
-    head = RegressionHead(
-        label_dimension=label_dimension,
-        weight_column=weight_column,
-        loss_reduction=_UNUSED_REDUCTION,
-    )
-    return _RegressionHead(head, loss_reduction=loss_reduction)

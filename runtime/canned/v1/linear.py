@@ -158,7 +158,11 @@ class LinearRegressor(LinearEstimator):
         sparse_combiner="sum",
     ):
         super().__init__(
-            regression_head(label_dimension, weight_column, loss_reduction),
+            regression_head(
+                label_dimension=label_dimension,
+                weight_column=weight_column,
+                loss_reduction=loss_reduction,
+            ),
             feature_columns,
             model_dir=model_dir,
             optimizer=optimizer,

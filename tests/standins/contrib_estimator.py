@@ -1,0 +1,109 @@
+"""TF 1.15's ``tf.contrib.estimator`` head factories on TF 2.15: each built the
+matching v1 head of tensorflow-estimator's ``canned/head.py`` (still in 2.15, as
+private functions), with the loss averaged over the batch by default."""
+
+import tensorflow as tf
+from tensorflow.python.ops import nn
+from tensorflow_estimator.python.estimator.canned import head as head_lib
+
+__all__ = [
+    "binary_classification_head",
+    "logistic_regression_head",
+    "multi_class_head",
+    "poisson_regression_head",
+    "regression_head",
+]
+_SUM_OVER_BATCH_SIZE = tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE
+
+
+def binary_classification_head(
+    weight_column=None,
+    thresholds=None,
+    label_vocabulary=None,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    name=None,
+):
+    return head_lib._binary_logistic_head_with_sigmoid_cross_entropy_loss(
+        weight_column=weight_column,
+        thresholds=thresholds,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+        loss_fn=loss_fn,
+        name=name,
+    )
+
+
+def multi_class_head(
+    n_classes,
+    weight_column=None,
+    label_vocabulary=None,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    name=None,
+):
+    return head_lib._multi_class_head_with_softmax_cross_entropy_loss(
+        n_classes=n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+        loss_fn=loss_fn,
+        name=name,
+    )
+
+
+def regression_head(
+    weight_column=None,
+    label_dimension=1,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    inverse_link_fn=None,
+    name=None,
+):
+    return head_lib._regression_head(
+        weight_column=weight_column,
+        label_dimension=label_dimension,
+        loss_reduction=loss_reduction,
+        loss_fn=loss_fn,
+        inverse_link_fn=inverse_link_fn,
+        name=name,
+    )
+
+
+def poisson_regression_head(
+    weight_column=None,
+    label_dimension=1,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    compute_full_loss=True,
+    name=None,
+):
+    def poisson_loss(labels, logits):
+        return nn.log_poisson_loss(
+            targets=labels, log_input=logits, compute_full_loss=compute_full_loss
+        )
+
+    return head_lib._regression_head(
+        weight_column=weight_column,
+        label_dimension=label_dimension,
+        loss_reduction=loss_reduction,
+        loss_fn=poisson_loss,
+        inverse_link_fn=tf.math.exp,
+        name=name,
+    )
+
+
+def logistic_regression_head(weight_column=None, loss_reduction=_SUM_OVER_BATCH_SIZE, name=None):
+    def logistic_loss(labels, logits):
+        labels = head_lib._assert_range(
+            labels, n_classes=2, message="Labels must be in range [0, 1]"
+        )
+        return nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+
+    return head_lib._regression_head(
+        weight_column=weight_column,
+        label_dimension=1,
+        loss_reduction=loss_reduction,
+        loss_fn=logistic_loss,
+        inverse_link_fn=tf.math.sigmoid,
+        name=name,
+    )
