@@ -7,6 +7,8 @@ metrics, ``optimizer.minimize(loss, global_step)`` followed by the ``UPDATE_OPS`
 collection, and a mean-loss summary next to the loss's when the loss is summed.
 """
 
+from typing import NamedTuple
+
 import tensorflow as tf
 import tf_keras
 
@@ -16,6 +18,15 @@ from runtime.canned.heads import BinaryClassHead, MultiClassHead, RegressionHead
 from runtime.canned.keys import MetricKeys, PredictionKeys
 
 _LOSS_REDUCTION = tf.compat.v1.losses.Reduction
+
+
+class LossSpec(NamedTuple):
+    """What ``create_loss`` returns, as TF 1's heads named it."""
+
+    training_loss: tf.Tensor
+    unreduced_loss: tf.Tensor
+    weights: tf.Tensor | float
+    processed_labels: tf.Tensor
 
 
 class V1Head:
@@ -39,8 +50,7 @@ class V1Head:
     def _summary_key(self, key: str) -> str:
         return f"{key}/{self.name}" if self.name else key
 
-    def create_loss(self, features, mode, logits, labels):
-        """``(training loss, loss per example, example weights, processed labels)``."""
+    def create_loss(self, features, mode, logits, labels) -> LossSpec:
         del mode  # the same in every mode
         logits = tf.convert_to_tensor(logits)
         labels = self._head._processed_labels(logits, labels)
@@ -48,7 +58,7 @@ class V1Head:
         training_loss = tf.compat.v1.losses.compute_weighted_loss(
             unreduced_loss, weights=weights, reduction=self._loss_reduction
         )
-        return training_loss, unreduced_loss, weights, labels
+        return LossSpec(training_loss, unreduced_loss, weights, labels)
 
     def create_estimator_spec(
         self,
