@@ -1,6 +1,8 @@
 """The canned estimators (issue 18) against tensorflow-estimator 2.15's:
-tests/programs/canned_estimators.py trains, evaluates, predicts and exports a
-binary and a three-class DNNClassifier and a DNNRegressor on both sides.
+tests/programs/canned_estimators.py trains, evaluates, predicts and exports each
+model of MODELS on both sides: the TF 2 flavour (tf.estimator.*) and TF 1's
+(tf.compat.v1.estimator.*, the v1_* models, with TF 1.15's tf.contrib.estimator
+heads for the *Estimator classes).
 
 Everything is bit for bit but the binary and multi-label classifiers: their sigmoid
 cross-entropy's gradient goes through Log1p's gradient, whose Reciprocal kernel
