@@ -46,6 +46,56 @@ PRIVATE_MODULE = re.compile(
     r"(?:(?P<sub>\.export|\.inputs|\.tpu|\.canned)|\.head)?(?:\.[a-z_]+)?$"
 )
 
+# Canned estimators TensorFlow shipped in two flavours: TF 2's (tf.estimator.X of TF
+# 2: Keras optimizers, v2 feature columns, losses averaged over the batch) and TF 1's
+# (tf.compat.v1.estimator.X, and tf.estimator.X in TF 1 code: v1 optimizers, summed
+# losses), which trains differently: the runtime has TF 1's as estimator.v1.X.
+TWO_FLAVOURS = frozenset(
+    {
+        "estimator.BaselineClassifier",
+        "estimator.BaselineEstimator",
+        "estimator.BaselineRegressor",
+        "estimator.DNNClassifier",
+        "estimator.DNNEstimator",
+        "estimator.DNNLinearCombinedClassifier",
+        "estimator.DNNLinearCombinedEstimator",
+        "estimator.DNNLinearCombinedRegressor",
+        "estimator.DNNRegressor",
+        "estimator.LinearClassifier",
+        "estimator.LinearEstimator",
+        "estimator.LinearRegressor",
+    }
+)
+_TF1_FLAVOUR_NAMESPACES = (
+    "tensorflow.compat.v1.estimator.",
+    "tensorflow_estimator.compat.v1.estimator.",
+)
+
+
+def tf1_flavour(qualified_name: str) -> bool:
+    """Whether a name is spelled in TF 1's Estimator namespace (``tf.compat.v1.estimator``)."""
+    return qualified_name.startswith(_TF1_FLAVOUR_NAMESPACES)
+
+
+def tf1_flavour_of(canonical_name: str) -> str:
+    """``estimator.v1.X``, the runtime's TF 1 flavour of the canned estimator ``estimator.X``."""
+    return "estimator.v1." + canonical_name.removeprefix("estimator.")
+
+
+def is_tf1_flavour(canonical_name: str) -> bool:
+    return canonical_name.startswith("estimator.v1.")
+
+
+# The tf.contrib.estimator names the runtime has (runtime/contrib/estimator.py).
+_CONTRIB_ESTIMATOR = (
+    "clip_gradients_by_norm",
+    "binary_classification_head",
+    "multi_class_head",
+    "regression_head",
+    "poisson_regression_head",
+    "logistic_regression_head",
+)
+
 # Everything the runtime exports, by canonical name. tests/test_migrator_symbols.py
 # checks each one really exists in `runtime`.
 RUNTIME_SYMBOLS = frozenset(
@@ -107,18 +157,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.add_metrics",
         "estimator.train_and_evaluate",
         "estimator.v1",
-        "estimator.v1.BaselineClassifier",
-        "estimator.v1.BaselineEstimator",
-        "estimator.v1.BaselineRegressor",
-        "estimator.v1.DNNClassifier",
-        "estimator.v1.DNNEstimator",
-        "estimator.v1.DNNLinearCombinedClassifier",
-        "estimator.v1.DNNLinearCombinedEstimator",
-        "estimator.v1.DNNLinearCombinedRegressor",
-        "estimator.v1.DNNRegressor",
-        "estimator.v1.LinearClassifier",
-        "estimator.v1.LinearEstimator",
-        "estimator.v1.LinearRegressor",
+        *(tf1_flavour_of(name) for name in TWO_FLAVOURS),
         "estimator.export",
         "estimator.export.ClassificationOutput",
         "estimator.export.EvalOutput",
@@ -166,12 +205,7 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.training",
         "contrib.training.HParams",
         "contrib.estimator",
-        "contrib.estimator.binary_classification_head",
-        "contrib.estimator.clip_gradients_by_norm",
-        "contrib.estimator.logistic_regression_head",
-        "contrib.estimator.multi_class_head",
-        "contrib.estimator.poisson_regression_head",
-        "contrib.estimator.regression_head",
+        *(f"contrib.estimator.{name}" for name in _CONTRIB_ESTIMATOR),
         "contrib.mixed_precision",
         "contrib.mixed_precision.LossScaleManager",
         "contrib.mixed_precision.FixedLossScaleManager",
@@ -199,46 +233,6 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.summary.summary_writer_initializer_op",
     }
 )
-
-# Canned estimators TensorFlow shipped in two flavours: TF 2's (tf.estimator.X of TF
-# 2: Keras optimizers, v2 feature columns, losses averaged over the batch) and TF 1's
-# (tf.compat.v1.estimator.X, and tf.estimator.X in TF 1 code: v1 optimizers, summed
-# losses), which trains differently: the runtime has TF 1's as estimator.v1.X.
-TWO_FLAVOURS = frozenset(
-    {
-        "estimator.BaselineClassifier",
-        "estimator.BaselineEstimator",
-        "estimator.BaselineRegressor",
-        "estimator.DNNClassifier",
-        "estimator.DNNEstimator",
-        "estimator.DNNLinearCombinedClassifier",
-        "estimator.DNNLinearCombinedEstimator",
-        "estimator.DNNLinearCombinedRegressor",
-        "estimator.DNNRegressor",
-        "estimator.LinearClassifier",
-        "estimator.LinearEstimator",
-        "estimator.LinearRegressor",
-    }
-)
-_TF1_FLAVOUR_NAMESPACES = (
-    "tensorflow.compat.v1.estimator.",
-    "tensorflow_estimator.compat.v1.estimator.",
-)
-
-
-def tf1_flavour(qualified_name: str) -> bool:
-    """Whether a name is spelled in TF 1's Estimator namespace (``tf.compat.v1.estimator``)."""
-    return qualified_name.startswith(_TF1_FLAVOUR_NAMESPACES)
-
-
-def tf1_flavour_of(canonical_name: str) -> str:
-    """``estimator.v1.X``, the runtime's TF 1 flavour of the canned estimator ``estimator.X``."""
-    return "estimator.v1." + canonical_name.removeprefix("estimator.")
-
-
-def is_tf1_flavour(canonical_name: str) -> bool:
-    return canonical_name.startswith("estimator.v1.")
-
 
 # Canonical names that are modules (members are looked up inside them).
 RUNTIME_MODULES = frozenset(
@@ -502,14 +496,7 @@ RUNTIME_REPLACEMENTS = {
     "tensorflow.contrib.training.HParams": "contrib.training.HParams",
     **{
         f"tensorflow.contrib.estimator.{name}": f"contrib.estimator.{name}"
-        for name in (
-            "clip_gradients_by_norm",
-            "binary_classification_head",
-            "multi_class_head",
-            "regression_head",
-            "poisson_regression_head",
-            "logistic_regression_head",
-        )
+        for name in _CONTRIB_ESTIMATOR
     },
 }
 
@@ -540,7 +527,7 @@ RUNTIME_REPLACEMENTS.update(
 RUNTIME_REPLACEMENTS.update(
     {
         f"{package}.python.estimator.{module}.{name.removesuffix('V2')}": (
-            f"estimator.v1.{name.removesuffix('V2')}"
+            tf1_flavour_of(name.removesuffix("V2"))
         )
         for package in ("tensorflow", "tensorflow_estimator")
         for module, names in _PRIVATE_CANNED_MODULES.items()

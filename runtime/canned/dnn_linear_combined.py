@@ -20,11 +20,13 @@ LINEAR_LEARNING_RATE = 0.005
 _SUM_OVER_BATCH_SIZE = tf_keras.losses.Reduction.SUM_OVER_BATCH_SIZE
 
 
-def _linear_learning_rate(column_count: int) -> float:
+def linear_learning_rate(column_count: int) -> float:
+    """The learning rate of the linear part's optimizer named by a string."""
     return min(LINEAR_LEARNING_RATE, 1.0 / math.sqrt(column_count))
 
 
-def _one_optimizer(optimizer) -> None:
+def refuse_sync_replicas(optimizer) -> None:
+    """Each part has its own optimizer, which SyncReplicasOptimizer cannot be."""
     if isinstance(optimizer, tf.compat.v1.train.SyncReplicasOptimizer):
         raise ValueError(
             "SyncReplicasOptimizer does not support multi optimizers case. Therefore, it is "
@@ -33,7 +35,7 @@ def _one_optimizer(optimizer) -> None:
         )
 
 
-def _require_columns(linear_feature_columns, dnn_feature_columns) -> None:
+def require_columns(linear_feature_columns, dnn_feature_columns) -> None:
     if not linear_feature_columns and not dnn_feature_columns:
         raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
 
@@ -56,12 +58,12 @@ def dnn_linear_combined_model_fn(
 ):
     """The model_fn of the wide & deep estimators."""
     require_features_dict(features)
-    _require_columns(linear_feature_columns, dnn_feature_columns)
+    require_columns(linear_feature_columns, dnn_feature_columns)
     logits = []
     if dnn_feature_columns:
         if mode == ModeKeys.TRAIN:
             dnn_optimizer = keras_optimizer(dnn_optimizer, learning_rate=DNN_LEARNING_RATE)
-            _one_optimizer(dnn_optimizer)
+            refuse_sync_replicas(dnn_optimizer)
         if not dnn_hidden_units:
             raise ValueError(
                 "dnn_hidden_units must be defined when dnn_feature_columns is specified."
@@ -81,9 +83,9 @@ def dnn_linear_combined_model_fn(
         if mode == ModeKeys.TRAIN:
             linear_optimizer = keras_optimizer(
                 linear_optimizer,
-                learning_rate=_linear_learning_rate(len(linear_feature_columns)),
+                learning_rate=linear_learning_rate(len(linear_feature_columns)),
             )
-            _one_optimizer(linear_optimizer)
+            refuse_sync_replicas(linear_optimizer)
         linear_part, linear_variables = linear_logits(
             features, linear_feature_columns, head.logits_dimension, linear_sparse_combiner
         )
@@ -138,7 +140,7 @@ class DNNLinearCombinedEstimator(Estimator):
         warm_start_from=None,
         loss_reduction=_SUM_OVER_BATCH_SIZE,
     ):
-        _require_columns(linear_feature_columns, dnn_feature_columns)
+        require_columns(linear_feature_columns, dnn_feature_columns)
 
         def model_fn(features, labels, mode, config):
             del config

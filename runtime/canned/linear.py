@@ -155,10 +155,14 @@ def weight_summaries(bias, weights, units: int) -> None:
     tf.compat.v1.summary.scalar("fraction_of_zero_weights", zero_fraction(weights))
 
 
+def default_learning_rate(feature_columns) -> float:
+    """The default FTRL's: it shrinks with the number of columns."""
+    return min(LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns)))
+
+
 def default_optimizer(feature_columns):
-    """FTRL with a learning rate that shrinks with the number of columns."""
-    learning_rate = min(LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns)))
-    return tf_keras.optimizers.legacy.Ftrl(learning_rate=learning_rate)
+    """FTRL at ``default_learning_rate``."""
+    return tf_keras.optimizers.legacy.Ftrl(learning_rate=default_learning_rate(feature_columns))
 
 
 def linear_model_fn(features, labels, mode, head, feature_columns, optimizer, sparse_combiner):

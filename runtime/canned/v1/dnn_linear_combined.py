@@ -2,39 +2,21 @@
 ``Estimator`` (wide & deep): a DNN's and a linear model's logits summed, each part
 trained by its own v1 optimizer, the global step counted once after both."""
 
-import math
-
 import tensorflow as tf
 
 from runtime.canned.dnn import layer_summaries
+from runtime.canned.dnn_linear_combined import (
+    DNN_LEARNING_RATE,
+    linear_learning_rate,
+    refuse_sync_replicas,
+    require_columns,
+)
 from runtime.canned.inputs import require_features_dict
 from runtime.canned.v1.dnn import dnn_logits
 from runtime.canned.v1.head import classification_head, regression_head
 from runtime.canned.v1.linear import linear_logits
 from runtime.canned.v1.optimizers import v1_optimizer
 from runtime.engine.estimator import Estimator
-
-_DNN_LEARNING_RATE = 0.001
-_LINEAR_LEARNING_RATE = 0.005
-
-
-def _linear_learning_rate(column_count: int) -> float:
-    return min(_LINEAR_LEARNING_RATE, 1.0 / math.sqrt(column_count))
-
-
-def _single_optimizer(optimizer):
-    if isinstance(optimizer, tf.compat.v1.train.SyncReplicasOptimizer):
-        raise ValueError(
-            "SyncReplicasOptimizer does not support multi optimizers case. Therefore, it is "
-            "not supported in DNNLinearCombined model. If you want to use this optimizer, "
-            "please use either DNN or Linear model."
-        )
-    return optimizer
-
-
-def validate_feature_columns(linear_feature_columns, dnn_feature_columns) -> None:
-    if not list(linear_feature_columns or []) + list(dnn_feature_columns or []):
-        raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
 
 
 def dnn_linear_combined_model_fn(
@@ -56,14 +38,15 @@ def dnn_linear_combined_model_fn(
 ):
     """The model_fn of the TF 1 wide & deep estimators."""
     require_features_dict(features)
-    validate_feature_columns(linear_feature_columns, dnn_feature_columns)
+    require_columns(linear_feature_columns, dnn_feature_columns)
     num_ps_replicas = config.num_ps_replicas if config else 0
     input_layer_partitioner = input_layer_partitioner or tf.compat.v1.min_max_variable_partitioner(
         max_partitions=num_ps_replicas, min_slice_size=64 << 20
     )
     parts = []  # (logits, optimizer, variable scope)
     if dnn_feature_columns:
-        optimizer = _single_optimizer(v1_optimizer(dnn_optimizer, _DNN_LEARNING_RATE))
+        optimizer = v1_optimizer(dnn_optimizer, DNN_LEARNING_RATE)
+        refuse_sync_replicas(optimizer)
         if not dnn_hidden_units:
             raise ValueError(
                 "dnn_hidden_units must be defined when dnn_feature_columns is specified."
@@ -86,8 +69,9 @@ def dnn_linear_combined_model_fn(
             )
             parts.append((logits, optimizer, scope.name))
     if linear_feature_columns:
-        learning_rate = _linear_learning_rate(len(linear_feature_columns))
-        optimizer = _single_optimizer(v1_optimizer(linear_optimizer, learning_rate))
+        learning_rate = linear_learning_rate(len(linear_feature_columns))
+        optimizer = v1_optimizer(linear_optimizer, learning_rate)
+        refuse_sync_replicas(optimizer)
         with tf.compat.v1.variable_scope(
             "linear", values=tuple(features.values()), partitioner=input_layer_partitioner
         ) as scope:
@@ -136,7 +120,7 @@ class DNNLinearCombinedEstimator(Estimator):
         linear_sparse_combiner="sum",
         warm_start_from=None,
     ):
-        validate_feature_columns(linear_feature_columns, dnn_feature_columns)
+        require_columns(linear_feature_columns, dnn_feature_columns)
 
         def model_fn(features, labels, mode, config):
             return dnn_linear_combined_model_fn(
@@ -183,7 +167,7 @@ class DNNLinearCombinedClassifier(DNNLinearCombinedEstimator):
         batch_norm=False,
         linear_sparse_combiner="sum",
     ):
-        validate_feature_columns(linear_feature_columns, dnn_feature_columns)
+        require_columns(linear_feature_columns, dnn_feature_columns)
         super().__init__(
             classification_head(n_classes, weight_column, label_vocabulary, loss_reduction),
             model_dir=model_dir,
@@ -222,7 +206,7 @@ class DNNLinearCombinedRegressor(DNNLinearCombinedEstimator):
         batch_norm=False,
         linear_sparse_combiner="sum",
     ):
-        validate_feature_columns(linear_feature_columns, dnn_feature_columns)
+        require_columns(linear_feature_columns, dnn_feature_columns)
         super().__init__(
             regression_head(
                 label_dimension=label_dimension,

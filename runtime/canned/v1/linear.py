@@ -2,14 +2,17 @@
 ``LinearEstimator``: one weight per feature column value and a bias under the
 ``linear`` variable scope, trained by v1 FTRL unless told otherwise."""
 
-import math
-
 import tensorflow as tf
 from tensorflow.python.feature_column import feature_column as feature_column_v1
 from tensorflow.python.feature_column import feature_column_lib
 
 from runtime.canned.inputs import require_features_dict
-from runtime.canned.linear import LEARNING_RATE, LinearModel, weight_summaries
+from runtime.canned.linear import (
+    LEARNING_RATE,
+    LinearModel,
+    default_learning_rate,
+    weight_summaries,
+)
 from runtime.canned.v1.head import classification_head, regression_head
 from runtime.canned.v1.optimizers import v1_optimizer
 from runtime.engine.estimator import Estimator
@@ -48,9 +51,8 @@ def linear_logits(features, feature_columns, units: int, sparse_combiner: str):
 
 
 def default_optimizer(feature_columns):
-    """v1 FTRL with a learning rate that shrinks with the number of columns."""
-    learning_rate = min(LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns)))
-    return tf.compat.v1.train.FtrlOptimizer(learning_rate=learning_rate)
+    """v1 FTRL at the TF 2 flavour's ``default_learning_rate``."""
+    return tf.compat.v1.train.FtrlOptimizer(learning_rate=default_learning_rate(feature_columns))
 
 
 def linear_model_fn(
