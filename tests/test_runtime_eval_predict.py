@@ -45,6 +45,42 @@ def test_metrics_are_reset_between_evaluations(trained):
     assert first == second
 
 
+def _checked_model_fn(features, labels, mode, params):
+    """linear_model_fn whose ``mae`` value, with ``params["checked"]``, passes an
+    assertion first: a stateful op, so the value cannot be read from the metric
+    variables alone and takes a model_fn call of its own."""
+    spec = linear_model_fn(features, labels, mode, {})
+    if mode != estimator.ModeKeys.EVAL or not params["checked"]:
+        return spec
+    value, update = spec.eval_metric_ops["mae"]
+    with tf.control_dependencies([tf.debugging.assert_non_negative(value)]):
+        value = tf.identity(value)
+    return spec._replace(eval_metric_ops={"mae": (value, update)})
+
+
+@pytest.mark.parametrize("checked, model_fn_calls", [(False, 2), (True, 3)])
+def test_metric_values_are_read_after_the_last_update(trained, checked, model_fn_calls):
+    """Discovery and the update loop call model_fn; values that read metric
+    variables alone are computed by the discovery graph's own ops, others by a
+    model_fn call of their own. Both are the values after the last batch."""
+    calls = []
+
+    def counted(features, labels, mode, params):
+        calls.append(mode)
+        return _checked_model_fn(features, labels, mode, params)
+
+    est = estimator.Estimator(
+        counted, model_dir=trained.model_dir, config=trained.config, params={"checked": checked}
+    )
+    metrics = est.evaluate(finite_input_fn)
+    assert calls == [estimator.ModeKeys.EVAL] * model_fn_calls
+    predictions = X @ trained.get_variable_value("linear/kernel") + trained.get_variable_value(
+        "linear/bias"
+    )
+    np.testing.assert_allclose(metrics["mae"], np.mean(np.abs(predictions - Y)), rtol=1e-6)
+    assert metrics == trained.evaluate(finite_input_fn)
+
+
 def test_evaluate_steps_limits_batches(trained):
     one_batch = trained.evaluate(finite_input_fn, steps=1)
     weights = trained.get_variable_value("linear/kernel")
@@ -93,6 +129,54 @@ def test_predict_yields_examples_and_honours_predict_keys(trained):
     assert [b["y"].shape[0] for b in batches] == [4, 4, 2]
     with pytest.raises(ValueError, match="Expected to run at least one output"):
         list(trained.predict(predict_input_fn, predict_keys=["nothing"]))
+
+
+def _predict_input_fn_with_ids_and_tags():
+    ids = np.arange(10, dtype=np.int64)
+    tags = tf.SparseTensor(
+        indices=[[0, 0], [3, 1], [7, 0]], values=[2.0, 5.0, 3.0], dense_shape=[10, 2]
+    )
+    return tf.data.Dataset.from_tensor_slices({"x": X[:10], "id": ids, "tags": tags}).batch(4)
+
+
+def _passthrough_model_fn(features, labels, mode, params):
+    """linear_model_fn's predictions plus the ids passed through and a sum of the
+    sparse tags; with ``params["checked"]`` an assertion on the ids comes first
+    (a stateful op: the predictions then take a model_fn call of their own)."""
+    spec = linear_model_fn(features, labels, mode, {})
+    if mode != estimator.ModeKeys.PREDICT:
+        return spec
+    ids = features["id"]
+    if params["checked"]:
+        with tf.control_dependencies([tf.debugging.assert_non_negative(ids)]):
+            ids = tf.identity(ids)
+    tag_sums = tf.sparse.reduce_sum(features["tags"], axis=1)
+    return spec._replace(predictions={**spec.predictions, "id": ids, "tag_sum": tag_sums})
+
+
+@pytest.mark.parametrize("checked, model_fn_calls", [(False, 1), (True, 2)])
+def test_predictions_of_features_and_variables_alone_need_no_traced_model_fn(
+    trained, checked, model_fn_calls
+):
+    """Discovery calls model_fn; predictions computed from the features and
+    variables alone run the discovery graph's own ops, others a traced model_fn."""
+    calls = []
+
+    def counted(features, labels, mode, params):
+        calls.append(mode)
+        return _passthrough_model_fn(features, labels, mode, params)
+
+    est = estimator.Estimator(
+        counted, model_dir=trained.model_dir, config=trained.config, params={"checked": checked}
+    )
+    rows = list(est.predict(_predict_input_fn_with_ids_and_tags))
+    assert calls == [estimator.ModeKeys.PREDICT] * model_fn_calls
+    weights = trained.get_variable_value("linear/kernel")
+    bias = trained.get_variable_value("linear/bias")
+    np.testing.assert_allclose([row["y"] for row in rows], X[:10] @ weights + bias, rtol=1e-6)
+    assert [row["id"] for row in rows] == list(range(10))
+    expected_sums = [2.0, 0, 0, 5.0, 0, 0, 0, 3.0, 0, 0]
+    assert [row["tag_sum"] for row in rows] == expected_sums
 
 
 def test_predict_is_lazy(tmp_path):

@@ -11,6 +11,7 @@ from runtime_models import event_scalars, finite_input_fn, make, train_input_fn
 
 from runtime import estimator
 from runtime.engine.steps import TrainPrograms
+from runtime.engine.training import TrainController
 
 
 def checkpoint_steps(model_dir):
@@ -83,6 +84,37 @@ def test_summaries_loss_user_ops_and_steps_per_second(tmp_path):
     assert scalars["loss"] == [1, 6, 11, 16, 21]
     assert scalars["prediction_mean"] == [1, 6, 11, 16, 21]
     assert scalars["global_step/sec"] and all(s % 10 == 0 for s in scalars["global_step/sec"])
+
+
+def _loss_only_model_fn(features, labels, mode):
+    """A model_fn that writes no summaries of its own."""
+    prediction = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.reduce_mean(tf.square(prediction - labels))
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.05)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def test_summary_steps_do_not_end_loop_calls_of_a_model_fn_without_summaries(tmp_path, monkeypatch):
+    """The loss summaries and step rates a call's steps were due are written after
+    it, at the steps the Estimator's hooks wrote them; the loop runs on."""
+    counts = []
+    original = TrainController._run_loop_calls
+
+    def counting(self, count, record):
+        counts.append(count)
+        return original(self, count, record)
+
+    monkeypatch.setattr(TrainController, "_run_loop_calls", counting)
+    config = estimator.RunConfig(
+        save_summary_steps=5, log_step_count_steps=10, save_checkpoints_steps=100
+    )
+    est = estimator.Estimator(_loss_only_model_fn, model_dir=str(tmp_path), config=config)
+    est.train(train_input_fn, steps=23)
+    assert counts == [23]
+    scalars = event_scalars(tmp_path)
+    assert scalars["loss"] == [1, 6, 11, 16, 21]
+    assert scalars["global_step/sec"] == [10, 20]
 
 
 def test_nan_loss_stops_training_with_the_legacy_error(tmp_path):

@@ -24,8 +24,9 @@ class Cadence:
             return time.time() >= self.last_time + self.secs
         return False
 
-    def mark(self, step: int) -> None:
-        self.last_step, self.last_time = step, time.time()
+    def mark(self, step: int, at: float | None = None) -> None:
+        """``step`` was reached (at ``at``, by default now)."""
+        self.last_step, self.last_time = step, time.time() if at is None else at
 
     def steps_until_due(self, step: int) -> int | None:
         if self.steps and self.last_step is not None:

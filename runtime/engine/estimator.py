@@ -445,7 +445,14 @@ class Estimator:
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
         blueprint, pipeline = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
         iterator = pipeline.iterator
-        program = self._programs(blueprint, pipeline, hooks, key=(), build=PredictProgram)
+        hooked = bool(hooks) or blueprint.returns_hooks
+        program = self._programs(
+            blueprint,
+            pipeline,
+            hooks,
+            key=(),
+            build=lambda traced: PredictProgram(traced, hooked=hooked),
+        )
         replication = program.traced.replication
         with replication.scope(), self._store.serving(), self._graph_options():
             graph = self._trace_hooks(

@@ -66,6 +66,15 @@ class TracedModel:
     def global_step(self) -> tf.Variable:
         return self._store.global_step
 
+    @property
+    def store(self) -> VariableStore:
+        return self._store
+
+    @property
+    def on_one_device(self) -> bool:
+        """Whether model_fn runs once per step, on this host (no replicas, no host calls)."""
+        return not self.replication.replicated and self._outfeed is None
+
     def run(
         self, element, on_replica=None, on_metrics=None, *, on_device_only=False, fetch_names=()
     ) -> tuple:
@@ -137,6 +146,10 @@ class TracedModel:
     @property
     def _evaluating(self) -> bool:
         return self.blueprint.mode == ModeKeys.EVAL
+
+    def features_of(self, element):
+        """The features model_fn gets for ``element``."""
+        return split_features_labels(self._to_model_input(element))[0]
 
     def _call(self, element) -> EstimatorSpec:
         mode = self.blueprint.mode
@@ -234,8 +247,10 @@ class TrainPrograms:
         self.traced = traced
         self._infinite_input = infinite_input
         self._writer = summary_writer
-        # model_fn's own v1 summaries need the writer inside the step.
-        self._summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
+        # model_fn's own v1 summaries need the writer inside the step; without
+        # them the step carries no summary ops at all and the controller writes
+        # ``loss`` (write_loss_summary), which keeps the loop body small.
+        self.summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
         self._loss_dtype = traced.blueprint.loss_dtype
         self._loss_tag = traced.blueprint.loss_summary_tag
         self.loop = tf.function(self._loop, autograph=False)
@@ -243,23 +258,19 @@ class TrainPrograms:
 
     def _train_step(self, element, record_summaries, fetch_names=()):
         """One legacy ``session.run([train_op, loss])``; returns the loss
-        (reduced across replicas as the Estimator reported it).
-
-        model_fn's own summaries are written inside the step; when it has none,
-        the step carries no summary ops at all and the caller writes ``loss``
-        (see :meth:`_write_loss_summary`), which keeps the loop body small.
-        """
+        (reduced across replicas as the Estimator reported it), and writes
+        model_fn's own summaries when ``record_summaries``."""
         with root_name_scope(), self._summaries(record_summaries):
             per_replica, _ = self.traced.run(
                 element, on_replica=loss_after_train_op, fetch_names=fetch_names
             )
             loss = self.traced.reported_loss(per_replica)
-            if self._summaries_in_step and self._loss_tag is not None:
+            if self.summaries_in_step and self._loss_tag is not None:
                 tf.summary.scalar(self._loss_tag, loss)
         return loss
 
     def _summaries(self, record):
-        if not self._summaries_in_step:
+        if not self.summaries_in_step:
             # Summaries written to model_fn's own writers (a host_call's) record
             # as they would anywhere else.
             return contextlib.nullcontext()
@@ -267,74 +278,74 @@ class TrainPrograms:
         step = self.traced.global_step.read_value() + 1
         return _SummaryScope(self._writer, step, record)
 
-    def _write_loss_summary(self, first_step, first_loss, record):
-        """The ``loss`` summary of a step whose model_fn writes no summaries."""
-        if self._writer is None or self._summaries_in_step or self._loss_tag is None:
+    def write_loss_summary(self, step: int, loss) -> None:
+        """Estimator's ``loss`` summary at ``step``, for a model_fn that writes no
+        summaries of its own (eagerly, between loop calls)."""
+        if self._writer is None or self.summaries_in_step or self._loss_tag is None:
             return
-        with self._writer.as_default(step=first_step + 1), tf.summary.record_if(record):
-            tf.summary.scalar(self._loss_tag, first_loss)
+        with self._writer.as_default(step=step):
+            tf.summary.scalar(self._loss_tag, loss)
 
     def _loop(self, iterator, num_steps, record_first):
         """Up to ``num_steps`` steps; stops early at the end of the input or on a
-        non-finite loss. Returns the per-step losses."""
+        non-finite loss. Returns the per-step losses and the global step after
+        each step. Only the first step may record model_fn's summaries."""
         losses = tf.TensorArray(self._loss_dtype, size=num_steps, element_shape=[])
+        steps_after = tf.TensorArray(tf.int64, size=num_steps, element_shape=[])
         infinite = self._infinite_input
 
-        def cond(i, last_loss, exhausted, losses, first_end):
+        def cond(i, last_loss, exhausted, losses, steps_after):
             return tf.logical_and(
                 tf.logical_and(i < num_steps, tf.logical_not(exhausted)),
                 tf.math.is_finite(last_loss),
             )
 
-        def step(i, element):
+        def step(i, element, losses, steps_after):
             record = tf.logical_and(record_first, tf.equal(i, 0))
-            return self._train_step(element, record)
-
-        def end_of_first(i, loss, first_end):
-            """The global step after iteration 0 (it stays put when that step was
-            skipped, e.g. by a loss-scale optimizer)."""
-            # A select, not a cond: this runs in every iteration of the hot loop.
+            loss = self._train_step(element, record)
             with tf.control_dependencies([loss]):
-                return tf.where(tf.equal(i, 0), self.traced.global_step.read_value(), first_end)
+                # The step after this one (it stays put when a step was skipped,
+                # e.g. by a loss-scale optimizer).
+                step_after = tf.cast(self.traced.global_step.read_value(), tf.int64)
+            return loss, losses.write(i, loss), steps_after.write(i, step_after)
 
-        def body(i, last_loss, exhausted, losses, first_end):
+        def body(i, last_loss, exhausted, losses, steps_after):
             if infinite:  # no end-of-input check needed on the hot path
-                loss = step(i, iterator.get_next())
-                first_end = end_of_first(i, loss, first_end)
-                return i + 1, loss, exhausted, losses.write(i, loss), first_end
+                loss, losses, steps_after = step(i, iterator.get_next(), losses, steps_after)
+                return i + 1, loss, exhausted, losses, steps_after
             element = iterator.get_next_as_optional()
             has_value = element.has_value()
-            loss = tf.cond(has_value, lambda: step(i, element.get_value()), lambda: last_loss)
-            losses = tf.cond(has_value, lambda: losses.write(i, loss), lambda: losses)
-            first_end = end_of_first(i, loss, first_end)
+            loss, losses, steps_after = tf.cond(
+                has_value,
+                lambda: step(i, element.get_value(), losses, steps_after),
+                lambda: (last_loss, losses, steps_after),
+            )
             return (
                 i + tf.cast(has_value, tf.int32),
                 loss,
                 tf.logical_not(has_value),
                 losses,
-                first_end,
+                steps_after,
             )
 
-        first_step = self.traced.global_step.read_value()
         start = (
             tf.constant(0),
             tf.zeros([], self._loss_dtype),
             tf.constant(False),
             losses,
-            first_step,
+            steps_after,
         )
-        steps, _, exhausted, losses, first_end = tf.while_loop(cond, body, start)
-        losses = losses.stack()[:steps]
-        ran = steps > 0
-        first_loss = tf.cond(ran, lambda: losses[0], lambda: tf.zeros([], self._loss_dtype))
-        self._write_loss_summary(first_step, first_loss, tf.logical_and(record_first, ran))
-        return {"steps": steps, "losses": losses, "exhausted": exhausted, "first_end": first_end}
+        steps, _, exhausted, losses, steps_after = tf.while_loop(cond, body, start)
+        return {
+            "steps": steps,
+            "losses": losses.stack()[:steps],
+            "exhausted": exhausted,
+            "steps_after": steps_after.stack()[:steps],
+        }
 
     def _step(self, iterator, record, fetch_names=()):
         """One step that also outputs the tensors hooks asked for by name."""
-        first_step = self.traced.global_step.read_value()
         loss = self._train_step(iterator.get_next(), record, fetch_names)
-        self._write_loss_summary(first_step, loss, record)
         return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
 
 
@@ -417,6 +428,12 @@ class EvalPrograms:
         return self._values()
 
     def _build_values(self):
+        """The metric values as a function: the discovery graph's ops that computed
+        them where they read variables alone, else a model_fn call of their own."""
+        metric_values = self.traced.blueprint.metric_values
+        if metric_values is not None and self.traced.on_one_device:
+            store = self.traced.store
+            return tf.function(lambda: metric_values.compute(store), autograph=False)
         flat_specs = tf.nest.flatten(self._element_spec)
 
         def build(*flat):
@@ -450,12 +467,20 @@ class PredictProgram:
     replicas' predictions concatenated, with the mask of the real rows.
     """
 
-    def __init__(self, traced: TracedModel):
+    def __init__(self, traced: TracedModel, *, hooked: bool = False):
+        """``hooked``: hooks run around the steps, in model_fn's graph."""
         self.traced = traced
+        sliced = not hooked and traced.on_one_device
+        self._predictions = traced.blueprint.predictions if sliced else None
         self.step = tf.function(self._step, autograph=False)
 
     def _step(self, iterator, fetch_names=()):
         element = iterator.get_next()
+        if self._predictions is not None:
+            # The discovery graph's own ops, from the features: no model_fn call.
+            features = tf.nest.flatten(self.traced.features_of(element), expand_composites=True)
+            predictions = self._predictions.compute(self.traced.store, features)
+            return {"predictions": predictions, "fetched": {}}
         predictions, _ = self.traced.run(
             element, on_replica=predictions_of, fetch_names=fetch_names
         )

@@ -69,6 +69,13 @@ class TrainController:
         self._settings = settings
         self._summaries = Cadence(steps=settings.save_summary_steps or None)
         self._rate = Cadence(steps=settings.log_step_count_steps)
+        # The default hooks' timers see each loop call as one run: TPUEstimator's
+        # iterations_per_loop, or parallel workers' loops. Otherwise they see
+        # every step, replayed after the call from its losses and global steps.
+        self._calls_are_runs = bool(settings.steps_per_run) or self._replication.num_workers > 1
+        # model_fn's own summaries are written inside the step, and only by a
+        # call's first step: a call must start at each summary step.
+        self._loops_end_at_summaries = programs.summaries_in_step or self._calls_are_runs
         self._iteration = 0
         self.last_loss = None
 
@@ -115,7 +122,7 @@ class TrainController:
             limits.append(self._settings.last_step - step)
         if self._settings.checkpoints is not None:
             limits.append(self._settings.checkpoints.steps_until_due(step) or MAX_STEPS_PER_CALL)
-        if self._settings.save_summary_steps:
+        if self._settings.save_summary_steps and self._loops_end_at_summaries:
             after_this = step + 1 if self._record_summary_now(step) else self._summaries.last_step
             limits.append(max(after_this + self._settings.save_summary_steps - 1 - step, 1))
         return max(min(limits), 1)
@@ -134,15 +141,24 @@ class TrainController:
     def _run_steps(self, count: int) -> bool:
         """Runs up to ``count`` steps in one loop call; True when training must stop."""
         step = self._global_step()
-        record = self._record_summary_now(step)
-        result = self._run_loop_calls(count, record)
-        losses = result["losses"]
-        if record and len(losses):
-            # As SummarySaverHook: the next summary is due counting from the
-            # global step the recorded run ended at.
-            self._summaries.mark(int(result["first_end"]))
-        self._after_steps(losses)
+        started = time.time()
+        result = self._run_loop_calls(count, self._record_summary_now(step))
+        losses, steps_after = result["losses"], result["steps_after"]
+        steps_before = np.concatenate([[step], steps_after[:-1]]).astype(int)
+        # Where calls end at summaries, only a call's first step could record.
+        recorded = 1 if self._loops_end_at_summaries else len(losses)
+        self._summaries_of(losses[:recorded], steps_before, steps_after)
+        self._after_steps(losses, steps_after, started)
         return bool(result["exhausted"]) or self._reached_last_step()
+
+    def _summaries_of(self, losses, steps_before, steps_after) -> None:
+        """What SummarySaverHook did after each run: a run starting when a
+        summary is due recorded (the loss summary labelled with the step before
+        it + 1), and the next one is due counting from the step it ended at."""
+        for loss, before, after in zip(losses, steps_before, steps_after, strict=False):
+            if self._record_summary_now(before):
+                self._programs.write_loss_summary(before + 1, loss)
+                self._summaries.mark(int(after))
 
     def _run_loop_calls(self, count: int, record: bool) -> dict:
         """``count`` steps in loop calls: one, or on a parameter-server cluster
@@ -156,10 +172,9 @@ class TrainController:
         ]
         results = self._replication.call_each(self._programs.loop, calls)
         return {
-            "losses": np.concatenate([np.asarray(result["losses"]) for result in results]),
-            "exhausted": any(bool(result["exhausted"]) for result in results),
-            "first_end": results[0]["first_end"],
-        }
+            key: np.concatenate([np.asarray(result[key]) for result in results])
+            for key in ("losses", "steps_after")
+        } | {"exhausted": any(bool(result["exhausted"]) for result in results)}
 
     def _run_hooked_step(self) -> bool:
         """One step, or one run of ``steps_per_run`` steps, inside the hooks'
@@ -170,17 +185,19 @@ class TrainController:
             if leading > 0 and self._run_steps(leading):
                 return True
         step = self._global_step()
-        record = self._record_summary_now(step)
+        started = time.time()
         try:
             result = self._replication.call(
-                self._programs.step, self._iterator, tf.constant(record), names
+                self._programs.step,
+                self._iterator,
+                tf.constant(self._record_summary_now(step)),
+                names,
             )
         except tf.errors.OutOfRangeError:
             return True
-        if record:
-            self._summaries.mark(self._global_step())
-        loss = np.asarray(result["loss"])
-        self._after_steps(np.asarray([loss]))
+        losses, steps_after = np.asarray([result["loss"]]), np.asarray([self._global_step()])
+        self._summaries_of(losses, [step], steps_after)
+        self._after_steps(losses, steps_after, started)
         listener_stop = self._save_if_due()  # the saver's after_run came first
         stop = self._hooks.after_run(result["fetched"])
         return stop or listener_stop or self._reached_last_step()
@@ -189,11 +206,12 @@ class TrainController:
         last = self._settings.last_step
         return last is not None and self._global_step() >= last
 
-    def _after_steps(self, losses: np.ndarray) -> None:
-        """What NanTensorHook, LoggingTensorHook and StepCounterHook did per step."""
-        step = self._global_step()
+    def _after_steps(self, losses: np.ndarray, steps_after: np.ndarray, started: float) -> None:
+        """What NanTensorHook, LoggingTensorHook and StepCounterHook did after each
+        of the runs since ``started``; each run's end time is taken as evenly
+        spread over that time."""
         every = self._settings.log_step_count_steps
-        first_step = step - len(losses)
+        first_step = self._global_step() - len(losses)
         for offset, loss in enumerate(losses):
             if not np.isfinite(loss):
                 raise tf.compat.v1.train.NanLossDuringTrainingError
@@ -202,14 +220,23 @@ class TrainController:
         self._iteration += len(losses)
         if len(losses):
             self.last_loss = losses[-1]
-        if every and self._rate.due(step) and step > self._rate.last_step:
-            elapsed = time.time() - self._rate.last_time
-            rate = (step - self._rate.last_step) / max(elapsed, 1e-9)
-            log.info("global_step/sec: %g", rate)
-            if self._summary_writer is not None:
-                with self._summary_writer.as_default():
-                    tf.summary.scalar("global_step/sec", rate, step=step)
-            self._rate.mark(step)
+        if not every:
+            return
+        ended = time.time()
+        if self._calls_are_runs:
+            steps_after = [self._global_step()]
+        for index, step in enumerate(int(step) for step in steps_after):
+            if self._rate.due(step) and step > self._rate.last_step:
+                at = started + (ended - started) * (index + 1) / len(steps_after)
+                self._write_rate(step, at)
+
+    def _write_rate(self, step: int, at: float) -> None:
+        rate = (step - self._rate.last_step) / max(at - self._rate.last_time, 1e-9)
+        log.info("global_step/sec: %g", rate)
+        if self._summary_writer is not None:
+            with self._summary_writer.as_default():
+                tf.summary.scalar("global_step/sec", rate, step=step)
+        self._rate.mark(step, at=at)
 
     def _save_checkpoint(self, step: int) -> bool:
         """Saves through the listeners; True when a listener asks to stop."""

@@ -20,7 +20,15 @@ from tensorflow.python.training import training_util
 
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.model_fn_call import split_features_labels
-from runtime.tf1 import global_random, seeds, session_setup, step_reads, unfetched_updates
+from runtime.calls.spec import LOSS_METRIC_KEY
+from runtime.tf1 import (
+    global_random,
+    graph_slice,
+    seeds,
+    session_setup,
+    step_reads,
+    unfetched_updates,
+)
 
 log = logging.getLogger("runtime")
 
@@ -105,6 +113,12 @@ class Blueprint:
     # The seeds each replica's model_fn drew in a legacy MirroredStrategy graph
     # (replicated_discovery.py); empty: every replica draws model_seeds.
     replica_model_seeds: tuple[tuple, ...] = ()
+    # EVAL: the metric values Estimator read after the last update (the loss
+    # mean's included), when they depend on variables alone (graph_slice.py)
+    metric_values: graph_slice.GraphSlice | None = None
+    # PREDICT: the predictions, from the features (flattened, composites
+    # expanded), when they depend on features and variables alone
+    predictions: graph_slice.GraphSlice | None = None
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -234,6 +248,15 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             read_after_written = (
                 step_reads.read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
             )
+            metric_values = _metric_values(spec.eval_metric_ops, loss_mean)
+            predictions = (
+                graph_slice.slice_of(
+                    spec.predictions,
+                    tf.nest.flatten(input_graph.features, expand_composites=True),
+                )
+                if mode == ModeKeys.PREDICT
+                else None
+            )
         records = _initial_values(graph, creations.created)
         tables = _checkpointed_tables(graph)
     unfetched_updates.log_skipped(unfetched, mode)
@@ -252,6 +275,8 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         read_after_written=read_after_written,
         global_random_draws=tuple(draws),
         tables=tables,
+        metric_values=metric_values,
+        predictions=predictions,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(
@@ -272,6 +297,14 @@ def _fetched_each_step(graph: tf.Graph, spec, mode: str, loss_mean):
     if mode == ModeKeys.EVAL:
         return (spec.eval_metric_ops, loss_mean)
     return spec.predictions
+
+
+def _metric_values(eval_metric_ops: dict, loss_mean) -> graph_slice.GraphSlice | None:
+    """The slice computing EVAL's metric values from the metric variables."""
+    if loss_mean is None or LOSS_METRIC_KEY in eval_metric_ops:
+        return None  # not evaluating, or the trace raises Estimator's error
+    metrics = {**eval_metric_ops, LOSS_METRIC_KEY: loss_mean}
+    return graph_slice.slice_of({name: value for name, (value, _) in metrics.items()})
 
 
 def _loss_summary_tag(graph: tf.Graph) -> str | None:
