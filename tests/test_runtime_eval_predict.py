@@ -46,23 +46,30 @@ def test_metrics_are_reset_between_evaluations(trained):
 
 
 def _checked_model_fn(features, labels, mode, params):
-    """linear_model_fn whose ``mae`` value, with ``params["checked"]``, passes an
-    assertion first: a stateful op, so the value cannot be read from the metric
-    variables alone and takes a model_fn call of its own."""
+    """linear_model_fn whose ``mae`` metric passes an assertion first in its value
+    (``params["checked"] == "value"``) or in its update (``"update"``): a
+    stateful op, so that part cannot run from the metric variables and the
+    inputs alone and takes a model_fn call of its own."""
     spec = linear_model_fn(features, labels, mode, {})
-    if mode != estimator.ModeKeys.EVAL or not params["checked"]:
+    checked = params["checked"]
+    if mode != estimator.ModeKeys.EVAL or not checked:
         return spec
     value, update = spec.eval_metric_ops["mae"]
     with tf.control_dependencies([tf.debugging.assert_non_negative(value)]):
-        value = tf.identity(value)
+        if checked == "value":
+            value = tf.identity(value)
+        else:
+            update = tf.identity(update)
     return spec._replace(eval_metric_ops={"mae": (value, update)})
 
 
-@pytest.mark.parametrize("checked, model_fn_calls", [(False, 2), (True, 3)])
-def test_metric_values_are_read_after_the_last_update(trained, checked, model_fn_calls):
-    """Discovery and the update loop call model_fn; values that read metric
-    variables alone are computed by the discovery graph's own ops, others by a
-    model_fn call of their own. Both are the values after the last batch."""
+@pytest.mark.parametrize("checked, model_fn_calls", [(None, 1), ("value", 2), ("update", 2)])
+def test_metric_updates_and_values_of_variables_and_inputs_alone_need_no_model_fn_call(
+    trained, checked, model_fn_calls
+):
+    """Discovery calls model_fn; metric updates that read the inputs and read and
+    write variables alone, and values that read variables alone (after the last
+    update), run the discovery graph's own ops; others take a model_fn call."""
     calls = []
 
     def counted(features, labels, mode, params):

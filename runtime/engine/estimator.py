@@ -376,12 +376,13 @@ class Estimator:
     def _evaluate(self, input_fn, steps, hooks, checkpoint_path) -> dict:
         blueprint, pipeline = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
         iterator = pipeline.iterator
+        hooked = bool(hooks) or blueprint.returns_hooks
         programs = self._programs(
             blueprint,
             pipeline,
             hooks,
             key=(),
-            build=lambda traced: EvalPrograms(traced, pipeline.element_spec),
+            build=lambda traced: EvalPrograms(traced, pipeline.element_spec, hooked=hooked),
         )
         with self._replications[ModeKeys.EVAL].scope(), self._store.serving():
             graph = self._trace_hooks(

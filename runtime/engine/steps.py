@@ -18,7 +18,7 @@ from runtime.calls.model_fn_call import ModelFnCaller, split_features_labels
 from runtime.calls.spec import LOSS_METRIC_KEY, EstimatorSpec
 from runtime.distribute.host_calls import HostCallOutfeed
 from runtime.distribute.replication import Replication, on_host, replica_index
-from runtime.tf1 import graph_collections, seeds, session_setup, unfetched_updates
+from runtime.tf1 import graph_collections, graph_slice, seeds, session_setup, unfetched_updates
 from runtime.tf1.discovery import Blueprint
 from runtime.tf1.keras_graph_semantics import tf1_batch_norm_updates
 from runtime.tf1.step_reads import reads_before_update
@@ -147,9 +147,12 @@ class TracedModel:
     def _evaluating(self) -> bool:
         return self.blueprint.mode == ModeKeys.EVAL
 
-    def features_of(self, element):
-        """The features model_fn gets for ``element``."""
-        return split_features_labels(self._to_model_input(element))[0]
+    def model_inputs(self, element) -> list:
+        """What model_fn gets for ``element``, as a graph slice takes it."""
+        features, labels = split_features_labels(self._to_model_input(element))
+        if self.blueprint.mode == ModeKeys.PREDICT:
+            labels = None
+        return graph_slice.model_inputs(features, labels)
 
     def _call(self, element) -> EstimatorSpec:
         mode = self.blueprint.mode
@@ -387,9 +390,12 @@ class EvalPrograms:
     """``loop(iterator, n)`` runs metric updates (``step`` one at a time for hooks);
     ``values()`` reads the metrics."""
 
-    def __init__(self, traced: TracedModel, element_spec):
+    def __init__(self, traced: TracedModel, element_spec, *, hooked: bool = False):
+        """``hooked``: hooks run around the steps, in model_fn's graph."""
         self.traced = traced
         self._element_spec = element_spec
+        sliced = not hooked and traced.on_one_device
+        self._updates = traced.blueprint.metric_updates if sliced else None
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
         self._values = None
@@ -400,6 +406,11 @@ class EvalPrograms:
 
     def _update(self, element, fetch_names=()):
         """The metric updates of one batch, in every replica, as one op."""
+        if self._updates is not None and not fetch_names:
+            # The discovery graph's own ops, from the inputs: no model_fn call.
+            return tf.group(
+                self._updates.compute(self.traced.store, self.traced.model_inputs(element))
+            )
         _, done = self.traced.run(element, on_metrics=after_updates, fetch_names=fetch_names)
         return tf.group(self.traced.replication.local_results(done))
 
@@ -478,8 +489,8 @@ class PredictProgram:
         element = iterator.get_next()
         if self._predictions is not None:
             # The discovery graph's own ops, from the features: no model_fn call.
-            features = tf.nest.flatten(self.traced.features_of(element), expand_composites=True)
-            predictions = self._predictions.compute(self.traced.store, features)
+            inputs = self.traced.model_inputs(element)
+            predictions = self._predictions.compute(self.traced.store, inputs)
             return {"predictions": predictions, "fetched": {}}
         predictions, _ = self.traced.run(
             element, on_replica=predictions_of, fetch_names=fetch_names

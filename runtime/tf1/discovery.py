@@ -114,8 +114,11 @@ class Blueprint:
     # (replicated_discovery.py); empty: every replica draws model_seeds.
     replica_model_seeds: tuple[tuple, ...] = ()
     # EVAL: the metric values Estimator read after the last update (the loss
-    # mean's included), when they depend on variables alone (graph_slice.py)
+    # mean's included), when they depend on variables alone (graph_slice.py),
+    # and the metrics' updates, from the features and labels (flattened,
+    # composites expanded), when they read and write variables alone
     metric_values: graph_slice.GraphSlice | None = None
+    metric_updates: graph_slice.GraphSlice | None = None
     # PREDICT: the predictions, from the features (flattened, composites
     # expanded), when they depend on features and variables alone
     predictions: graph_slice.GraphSlice | None = None
@@ -248,12 +251,12 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             read_after_written = (
                 step_reads.read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
             )
-            metric_values = _metric_values(spec.eval_metric_ops, loss_mean)
+            model_inputs = graph_slice.model_inputs(input_graph.features, input_graph.labels)
+            metric_values, metric_updates = _metric_slices(
+                spec.eval_metric_ops, loss_mean, model_inputs
+            )
             predictions = (
-                graph_slice.slice_of(
-                    spec.predictions,
-                    tf.nest.flatten(input_graph.features, expand_composites=True),
-                )
+                graph_slice.slice_of(spec.predictions, model_inputs)
                 if mode == ModeKeys.PREDICT
                 else None
             )
@@ -276,6 +279,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         global_random_draws=tuple(draws),
         tables=tables,
         metric_values=metric_values,
+        metric_updates=metric_updates,
         predictions=predictions,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
@@ -299,12 +303,17 @@ def _fetched_each_step(graph: tf.Graph, spec, mode: str, loss_mean):
     return spec.predictions
 
 
-def _metric_values(eval_metric_ops: dict, loss_mean) -> graph_slice.GraphSlice | None:
-    """The slice computing EVAL's metric values from the metric variables."""
+def _metric_slices(eval_metric_ops: dict, loss_mean, model_inputs) -> tuple:
+    """The slices computing EVAL's metric values from the metric variables, and
+    its metric updates from the model's inputs."""
     if loss_mean is None or LOSS_METRIC_KEY in eval_metric_ops:
-        return None  # not evaluating, or the trace raises Estimator's error
+        return None, None  # not evaluating, or the trace raises Estimator's error
     metrics = {**eval_metric_ops, LOSS_METRIC_KEY: loss_mean}
-    return graph_slice.slice_of({name: value for name, (value, _) in metrics.items()})
+    values = graph_slice.slice_of({name: value for name, (value, _) in metrics.items()})
+    updates = graph_slice.slice_of(
+        [update for _, (_, update) in sorted(metrics.items())], model_inputs, writes=True
+    )
+    return values, updates
 
 
 def _loss_summary_tag(graph: tf.Graph) -> str | None:

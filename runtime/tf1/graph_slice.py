@@ -1,16 +1,16 @@
 """Tensors of the discovery graph computed again, in a traced function, from the
-store's variables (and the step's features) without calling model_fn.
+store's variables (and the step's inputs) without calling model_fn.
 
-The discovery graph already holds the ops model_fn built. Where the tensors a
-program needs depend on variables and given inputs alone, through stateless ops
-and variable reads, those ops are imported into the function, each variable's
-handle standing in for the graph's: the same ops with the same attributes, at
-the cost of a GraphDef import instead of a model_fn call. That is the case for
-almost every metric value (v1 metrics, Keras metrics, the canned heads': read
-once after the last update, as Estimator's FinalOpsHook fetched them) and for
-the predictions of models without lookup tables or random ops. Tensors that
-read anything else, or run other stateful ops, have no slice; their program
-calls model_fn, as before.
+The discovery graph already holds the ops model_fn built. Where what a program
+needs depends on variables and given inputs alone, through stateless ops and
+variable reads (and, for metric updates, variable assignments), those ops are
+imported into the function, each variable's handle standing in for the graph's:
+the same ops with the same attributes, at the cost of a GraphDef import instead
+of a model_fn call. That is the case for almost every metric (v1 metrics, Keras
+metrics, the canned heads': updated from the batch, and read once after the
+last update, as Estimator's FinalOpsHook fetched them) and for the predictions
+of models without lookup tables or random ops. What reads anything else, or
+runs other stateful ops, has no slice; its program calls model_fn, as before.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tensorflow.core.framework import graph_pb2
 
 _VARIABLE = "VarHandleOp"
 _READ = "ReadVariableOp"
+_WRITES = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"})
 _GRAPH_INPUTS = frozenset({"Placeholder", "PlaceholderWithDefault", "PlaceholderV2"})
 
 
@@ -34,7 +35,7 @@ class GraphSlice:
     graph_def: bytes
     variables: tuple[str, ...]
     inputs: tuple[str, ...]
-    structure: object  # a nest of tensor names
+    structure: object  # a nest of tensor (or operation) names
     read_inputs: frozenset[str]  # the inputs the slice's ops read
 
     def compute(self, variables: Mapping[str, tf.Variable], inputs: Sequence[tf.Tensor] = ()):
@@ -56,15 +57,27 @@ class GraphSlice:
         return tf.nest.map_structure(given.__getitem__, self.structure)
 
 
-def slice_of(structure, inputs: Sequence = ()) -> GraphSlice | None:
-    """The slice computing ``structure`` (a nest of one graph's tensors) from
-    ``inputs`` (tensors of that graph), or None when a leaf or an input is not
-    a tensor, or the ops between them do more than read variables."""
+def model_inputs(features, labels) -> list:
+    """model_fn's features and labels as a slice takes them: the leaves, with
+    composite tensors expanded to their components, in nest order."""
+    leaves = tf.nest.flatten((features, labels), expand_composites=True)
+    return [leaf for leaf in leaves if leaf is not None]
+
+
+def slice_of(structure, inputs: Sequence = (), *, writes: bool = False) -> GraphSlice | None:
+    """The slice computing ``structure`` (a nest of one graph's tensors, or with
+    ``writes`` operations too) from ``inputs`` (tensors of that graph), or None
+    when a leaf or an input is something else, or the ops between them do more
+    than read variables (with ``writes``: and assign to them)."""
     leaves = tf.nest.flatten(structure)
-    if not leaves or not all(isinstance(leaf, tf.Tensor) for leaf in [*leaves, *inputs]):
+    kinds = (tf.Tensor, tf.Operation) if writes else tf.Tensor
+    if not leaves or not all(isinstance(leaf, kinds) for leaf in leaves):
+        return None
+    if not all(isinstance(tensor, tf.Tensor) for tensor in inputs):
         return None
     given = {tensor.ref() for tensor in inputs}
-    needed = _ops_computing([leaf for leaf in leaves if leaf.ref() not in given], given)
+    computed = [_op_of(leaf) for leaf in leaves if not _is_given(leaf, given)]
+    needed = _ops_computing(computed, given, writes=writes)
     if needed is None:
         return None
     graph = leaves[0].graph
@@ -85,19 +98,27 @@ def slice_of(structure, inputs: Sequence = ()) -> GraphSlice | None:
         graph_def=graph_def.SerializeToString(),
         variables=tuple(variables),
         inputs=tuple(tensor.name for tensor in inputs),
-        structure=tf.nest.map_structure(lambda tensor: tensor.name, structure),
+        structure=tf.nest.map_structure(lambda leaf: leaf.name, structure),
         read_inputs=frozenset(
             tensor.name for op in needed for tensor in op.inputs if tensor.ref() in given
         ),
     )
 
 
-def _ops_computing(outputs, given) -> set | None:
-    """The ops ``outputs`` run on (through inputs and control inputs, up to the
-    tensors ``given``), or None when one of them reads anything else, runs a
-    function, or has state other than a variable read."""
+def _is_given(leaf, given) -> bool:
+    return isinstance(leaf, tf.Tensor) and leaf.ref() in given
+
+
+def _op_of(leaf) -> tf.Operation:
+    return leaf.op if isinstance(leaf, tf.Tensor) else leaf
+
+
+def _ops_computing(outputs, given, *, writes: bool) -> set | None:
+    """The ops running ``outputs`` (ops) runs (through inputs and control inputs,
+    up to the tensors ``given``), or None when one of them reads anything else,
+    runs a function, or has state other than variable reads (and ``writes``)."""
     needed: set = set()
-    pending = [tensor.op for tensor in outputs]
+    pending = list(outputs)
     while pending:
         op = pending.pop()
         if op in needed:
@@ -105,15 +126,15 @@ def _ops_computing(outputs, given) -> set | None:
         needed.add(op)
         if op.type == _VARIABLE:
             continue
-        if not _replayable(op):
+        if not _replayable(op, writes=writes):
             return None
         pending.extend(tensor.op for tensor in op.inputs if tensor.ref() not in given)
         pending.extend(op.control_inputs)
     return needed
 
 
-def _replayable(op: tf.Operation) -> bool:
-    if op.type == _READ:
+def _replayable(op: tf.Operation, *, writes: bool) -> bool:
+    if op.type == _READ or (writes and op.type in _WRITES):
         return True
     if op.type in _GRAPH_INPUTS or op.op_def.is_stateful:
         return False
