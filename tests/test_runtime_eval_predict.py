@@ -45,6 +45,19 @@ def test_metrics_are_reset_between_evaluations(trained):
     assert first == second
 
 
+def _counting_estimator(trained, model_fn, params: dict, calls: list):
+    """An Estimator on ``trained``'s checkpoint whose model_fn appends each mode
+    it is called in to ``calls``."""
+
+    def counted(features, labels, mode, params):
+        calls.append(mode)
+        return model_fn(features, labels, mode, params)
+
+    return estimator.Estimator(
+        counted, model_dir=trained.model_dir, config=trained.config, params=params
+    )
+
+
 def _checked_model_fn(features, labels, mode, params):
     """linear_model_fn whose ``mae`` metric passes an assertion first in its value
     (``params["checked"] == "value"``) or in its update (``"update"``): a
@@ -71,14 +84,7 @@ def test_metric_updates_and_values_of_variables_and_inputs_alone_need_no_model_f
     write variables alone, and values that read variables alone (after the last
     update), run the discovery graph's own ops; others take a model_fn call."""
     calls = []
-
-    def counted(features, labels, mode, params):
-        calls.append(mode)
-        return _checked_model_fn(features, labels, mode, params)
-
-    est = estimator.Estimator(
-        counted, model_dir=trained.model_dir, config=trained.config, params={"checked": checked}
-    )
+    est = _counting_estimator(trained, _checked_model_fn, {"checked": checked}, calls)
     metrics = est.evaluate(finite_input_fn)
     assert calls == [estimator.ModeKeys.EVAL] * model_fn_calls
     predictions = X @ trained.get_variable_value("linear/kernel") + trained.get_variable_value(
@@ -168,14 +174,7 @@ def test_predictions_of_features_and_variables_alone_need_no_traced_model_fn(
     """Discovery calls model_fn; predictions computed from the features and
     variables alone run the discovery graph's own ops, others a traced model_fn."""
     calls = []
-
-    def counted(features, labels, mode, params):
-        calls.append(mode)
-        return _passthrough_model_fn(features, labels, mode, params)
-
-    est = estimator.Estimator(
-        counted, model_dir=trained.model_dir, config=trained.config, params={"checked": checked}
-    )
+    est = _counting_estimator(trained, _passthrough_model_fn, {"checked": checked}, calls)
     rows = list(est.predict(_predict_input_fn_with_ids_and_tags))
     assert calls == [estimator.ModeKeys.PREDICT] * model_fn_calls
     weights = trained.get_variable_value("linear/kernel")
