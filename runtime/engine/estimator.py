@@ -330,7 +330,7 @@ class Estimator:
         nothing), so hooks' ``begin()`` sees model_fn's graph; returns that graph,
         where the hooks' other methods look tensors up. Skipped (None) when neither
         the call nor the spec has hooks."""
-        if not (hooks or traced.blueprint.returns_hooks):
+        if not _hooks_in_model_graph(hooks, traced.blueprint):
             return None
         graphs = []
 
@@ -376,7 +376,7 @@ class Estimator:
     def _evaluate(self, input_fn, steps, hooks, checkpoint_path) -> dict:
         blueprint, pipeline = self._prepare(ModeKeys.EVAL, input_fn, checkpoint_path)
         iterator = pipeline.iterator
-        hooked = bool(hooks) or blueprint.returns_hooks
+        hooked = _hooks_in_model_graph(hooks, blueprint)
         programs = self._programs(
             blueprint,
             pipeline,
@@ -446,7 +446,7 @@ class Estimator:
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
         blueprint, pipeline = self._prepare(ModeKeys.PREDICT, input_fn, checkpoint_path)
         iterator = pipeline.iterator
-        hooked = bool(hooks) or blueprint.returns_hooks
+        hooked = _hooks_in_model_graph(hooks, blueprint)
         program = self._programs(
             blueprint,
             pipeline,
@@ -669,7 +669,7 @@ class Estimator:
         in it, in model_fn's graph. So do model_fns with random ops (dropout): each
         legacy call's new session started their random streams again, and a traced
         program's kernels would go on where the last call stopped."""
-        if hooks or blueprint.returns_hooks or blueprint.model_seeds:
+        if _hooks_in_model_graph(hooks, blueprint) or blueprint.model_seeds:
             return build(self._traced(blueprint, pipeline))
         return self._call_cache.programs(
             blueprint, key, lambda: build(self._traced(blueprint, pipeline))
@@ -685,6 +685,11 @@ class Estimator:
             outfeed=outfeed,
             to_model_input=pipeline.to_model_input,
         )
+
+
+def _hooks_in_model_graph(hooks, blueprint) -> bool:
+    """Whether the call's hooks or the spec's run in this call, in model_fn's graph."""
+    return bool(hooks) or blueprint.returns_hooks
 
 
 def _last_step(start: int, steps, max_steps, stop_at) -> int | None:

@@ -70,10 +70,13 @@ class TracedModel:
     def store(self) -> VariableStore:
         return self._store
 
-    @property
-    def on_one_device(self) -> bool:
-        """Whether model_fn runs once per step, on this host (no replicas, no host calls)."""
-        return not self.replication.replicated and self._outfeed is None
+    def sliced(self, graph_slice_or_none, *, hooked: bool = False):
+        """The discovery graph's slice where a program may run it instead of
+        calling model_fn: model_fn once per step on this host (no replicas, no
+        host calls), and no hooks that need model_fn's graph (``hooked``)."""
+        if hooked or self.replication.replicated or self._outfeed is not None:
+            return None
+        return graph_slice_or_none
 
     def run(
         self, element, on_replica=None, on_metrics=None, *, on_device_only=False, fetch_names=()
@@ -149,16 +152,15 @@ class TracedModel:
 
     def model_inputs(self, element) -> list:
         """What model_fn gets for ``element``, as a graph slice takes it."""
+        return graph_slice.model_inputs(*self._features_and_labels(element))
+
+    def _features_and_labels(self, element) -> tuple:
         features, labels = split_features_labels(self._to_model_input(element))
-        if self.blueprint.mode == ModeKeys.PREDICT:
-            labels = None
-        return graph_slice.model_inputs(features, labels)
+        return features, None if self.blueprint.mode == ModeKeys.PREDICT else labels
 
     def _call(self, element) -> EstimatorSpec:
         mode = self.blueprint.mode
-        features, labels = split_features_labels(self._to_model_input(element))
-        if mode == ModeKeys.PREDICT:
-            labels = None
+        features, labels = self._features_and_labels(element)
         first_replica = replica_index() == 0
         if first_replica:
             self._store.expect(self.blueprint.variables, what=f"model_fn({mode})")
@@ -394,8 +396,7 @@ class EvalPrograms:
         """``hooked``: hooks run around the steps, in model_fn's graph."""
         self.traced = traced
         self._element_spec = element_spec
-        sliced = not hooked and traced.on_one_device
-        self._updates = traced.blueprint.metric_updates if sliced else None
+        self._updates = traced.sliced(traced.blueprint.metric_updates, hooked=hooked)
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
         self._values = None
@@ -441,8 +442,8 @@ class EvalPrograms:
     def _build_values(self):
         """The metric values as a function: the discovery graph's ops that computed
         them where they read variables alone, else a model_fn call of their own."""
-        metric_values = self.traced.blueprint.metric_values
-        if metric_values is not None and self.traced.on_one_device:
+        metric_values = self.traced.sliced(self.traced.blueprint.metric_values)
+        if metric_values is not None:
             store = self.traced.store
             return tf.function(lambda: metric_values.compute(store), autograph=False)
         flat_specs = tf.nest.flatten(self._element_spec)
@@ -481,8 +482,7 @@ class PredictProgram:
     def __init__(self, traced: TracedModel, *, hooked: bool = False):
         """``hooked``: hooks run around the steps, in model_fn's graph."""
         self.traced = traced
-        sliced = not hooked and traced.on_one_device
-        self._predictions = traced.blueprint.predictions if sliced else None
+        self._predictions = traced.sliced(traced.blueprint.predictions, hooked=hooked)
         self.step = tf.function(self._step, autograph=False)
 
     def _step(self, iterator, fetch_names=()):
