@@ -273,7 +273,6 @@ class Estimator:
                 checkpoint_writer=(
                     self._checkpoint_writer(output_dir, blueprint.saver) if cadence else None
                 ),
-                summary_writer=summary_writer,
                 settings=TrainSettings(
                     last_step=last_step,
                     save_summary_steps=self._config.save_summary_steps,

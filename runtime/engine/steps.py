@@ -18,6 +18,7 @@ from runtime.calls.model_fn_call import ModelFnCaller, split_features_labels
 from runtime.calls.spec import LOSS_METRIC_KEY, EstimatorSpec
 from runtime.distribute.host_calls import HostCallOutfeed
 from runtime.distribute.replication import Replication, on_host, replica_index
+from runtime.engine.scalar_summaries import write_scalars
 from runtime.tf1 import graph_collections, graph_slice, seeds, session_setup, unfetched_updates
 from runtime.tf1.discovery import Blueprint
 from runtime.tf1.keras_graph_semantics import tf1_batch_norm_updates
@@ -254,7 +255,7 @@ class TrainPrograms:
         self._writer = summary_writer
         # model_fn's own v1 summaries need the writer inside the step; without
         # them the step carries no summary ops at all and the controller writes
-        # ``loss`` (write_loss_summary), which keeps the loop body small.
+        # ``loss`` (write_loss_summaries), which keeps the loop body small.
         self.summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
         self._loss_dtype = traced.blueprint.loss_dtype
         self._loss_tag = traced.blueprint.loss_summary_tag
@@ -283,13 +284,17 @@ class TrainPrograms:
         step = self.traced.global_step.read_value() + 1
         return _SummaryScope(self._writer, step, record)
 
-    def write_loss_summary(self, step: int, loss) -> None:
-        """Estimator's ``loss`` summary at ``step``, for a model_fn that writes no
-        summaries of its own (eagerly, between loop calls)."""
+    def write_loss_summaries(self, steps: list[int], losses: list) -> None:
+        """Estimator's ``loss`` summaries at ``steps``, for a model_fn that writes no
+        summaries of its own (between loop calls)."""
         if self._writer is None or self.summaries_in_step or self._loss_tag is None:
             return
-        with self._writer.as_default(step=step):
-            tf.summary.scalar(self._loss_tag, loss)
+        write_scalars(self._writer, self._loss_tag, steps, losses)
+
+    def write_rates(self, steps: list[int], rates: list[float]) -> None:
+        """StepCounterHook's ``global_step/sec`` summaries at ``steps``."""
+        if self._writer is not None:
+            write_scalars(self._writer, "global_step/sec", steps, rates)
 
     def _loop(self, iterator, num_steps, record_first):
         """Up to ``num_steps`` steps; stops early at the end of the input or on a

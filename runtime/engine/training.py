@@ -56,7 +56,6 @@ class TrainController:
         store,
         hooks: HookDriver,
         checkpoint_writer: CheckpointWriter | None,
-        summary_writer,
         settings: TrainSettings,
     ) -> None:
         self._programs = programs
@@ -65,7 +64,6 @@ class TrainController:
         self._store = store
         self._hooks = hooks
         self._writer = checkpoint_writer
-        self._summary_writer = summary_writer
         self._settings = settings
         self._summaries = Cadence(steps=settings.save_summary_steps or None)
         self._rate = Cadence(steps=settings.log_step_count_steps)
@@ -155,10 +153,15 @@ class TrainController:
         """What SummarySaverHook did after each run: a run starting when a
         summary is due recorded (the loss summary labelled with the step before
         it + 1), and the next one is due counting from the step it ended at."""
-        for loss, before, after in zip(losses, steps_before, steps_after, strict=False):
+        steps, recorded = [], []
+        for loss, before, after in zip(
+            list(losses), steps_before.tolist(), steps_after.tolist(), strict=False
+        ):
             if self._record_summary_now(before):
-                self._programs.write_loss_summary(before + 1, loss)
-                self._summaries.mark(int(after))
+                steps.append(before + 1)
+                recorded.append(loss)
+                self._summaries.mark(after)
+        self._programs.write_loss_summaries(steps, recorded)
 
     def _run_loop_calls(self, count: int, record: bool) -> dict:
         """``count`` steps in loop calls: one, or on a parameter-server cluster
@@ -196,7 +199,7 @@ class TrainController:
         except tf.errors.OutOfRangeError:
             return True
         losses, steps_after = np.asarray([result["loss"]]), np.asarray([self._global_step()])
-        self._summaries_of(losses, [step], steps_after)
+        self._summaries_of(losses, np.asarray([step]), steps_after)
         self._after_steps(losses, steps_after, started)
         listener_stop = self._save_if_due()  # the saver's after_run came first
         stop = self._hooks.after_run(result["fetched"])
@@ -212,11 +215,13 @@ class TrainController:
         spread over that time."""
         every = self._settings.log_step_count_steps
         first_step = self._global_step() - len(losses)
-        for offset, loss in enumerate(losses):
-            if not np.isfinite(loss):
-                raise tf.compat.v1.train.NanLossDuringTrainingError
-            if every and (self._iteration + offset) % every == 0:
-                log.info("loss = %s, step = %d", loss, first_step + offset)
+        finite = np.isfinite(losses)
+        checked = len(losses) if finite.all() else int(np.argmin(finite))
+        if every:
+            for offset in range(-self._iteration % every, checked, every):
+                log.info("loss = %s, step = %d", losses[offset], first_step + offset)
+        if checked < len(losses):
+            raise tf.compat.v1.train.NanLossDuringTrainingError
         self._iteration += len(losses)
         if len(losses):
             self.last_loss = losses[-1]
@@ -224,19 +229,16 @@ class TrainController:
             return
         ended = time.time()
         if self._calls_are_runs:
-            steps_after = [self._global_step()]
-        for index, step in enumerate(int(step) for step in steps_after):
+            steps_after = np.asarray([self._global_step()])
+        due_steps, rates = [], []
+        for index, step in enumerate(steps_after.tolist()):
             if self._rate.due(step) and step > self._rate.last_step:
                 at = started + (ended - started) * (index + 1) / len(steps_after)
-                self._write_rate(step, at)
-
-    def _write_rate(self, step: int, at: float) -> None:
-        rate = (step - self._rate.last_step) / max(at - self._rate.last_time, 1e-9)
-        log.info("global_step/sec: %g", rate)
-        if self._summary_writer is not None:
-            with self._summary_writer.as_default():
-                tf.summary.scalar("global_step/sec", rate, step=step)
-        self._rate.mark(step, at=at)
+                due_steps.append(step)
+                rates.append((step - self._rate.last_step) / max(at - self._rate.last_time, 1e-9))
+                log.info("global_step/sec: %g", rates[-1])
+                self._rate.mark(step, at=at)
+        self._programs.write_rates(due_steps, rates)
 
     def _save_checkpoint(self, step: int) -> bool:
         """Saves through the listeners; True when a listener asks to stop."""
