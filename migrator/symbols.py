@@ -91,6 +91,7 @@ _CONTRIB_ESTIMATOR = (
     "clip_gradients_by_norm",
     "binary_classification_head",
     "multi_class_head",
+    "multi_label_head",
     "regression_head",
     "poisson_regression_head",
     "logistic_regression_head",

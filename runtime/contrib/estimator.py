@@ -62,6 +62,28 @@ def multi_class_head(
     )
 
 
+def multi_label_head(
+    n_classes,
+    weight_column=None,
+    thresholds=None,
+    label_vocabulary=None,
+    loss_reduction=_SUM_OVER_BATCH_SIZE,
+    loss_fn=None,
+    classes_for_class_based_metrics=None,
+    name=None,
+) -> v1_head.V1Head:
+    return v1_head.multi_label_head(
+        n_classes,
+        weight_column=weight_column,
+        thresholds=thresholds,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+        loss_fn=loss_fn,
+        classes_for_class_based_metrics=classes_for_class_based_metrics,
+        name=name,
+    )
+
+
 def regression_head(
     weight_column=None,
     label_dimension=1,

@@ -3,7 +3,8 @@
 embedding), a three-class DNNClassifier with a label vocabulary and dropout, and a
 DNNRegressor with a weight column and the Adam optimizer by name, and the
 variants of ESTIMATORS (linear, wide & deep, baseline, batch norm, warm-started
-from another model, the heads with their options, sparse multi-label labels). For each:
+from another model, the heads with their options, sparse multi-label labels, TF
+1.15's contrib heads). For each:
 per-step scalar summaries (the loss, the layers' zero fractions), the evaluate
 dict (every metric key), predictions, every variable by name, and the exported
 SavedModel served on tf.Examples. Run under both interpreters; the outputs must
@@ -679,6 +680,36 @@ ESTIMATORS = {
             config=config(),
         ),
         SPEND,
+    ),
+    "v1_multi_label_head": (
+        lambda d: estimator_v1.DNNEstimator(
+            contrib_estimator.multi_label_head(
+                3,
+                weight_column="weight",
+                thresholds=[0.3, 0.7],
+                classes_for_class_based_metrics=[0, 2],
+            ),
+            [6],
+            columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        TOPICS,
+    ),
+    "v1_multi_label_head_named": (
+        lambda d: estimator_v1.LinearEstimator(
+            contrib_estimator.multi_label_head(
+                3,
+                label_vocabulary=list(TOPIC_NAMES),
+                classes_for_class_based_metrics=["senior"],
+                loss_reduction=tf.compat.v1.losses.Reduction.SUM,
+                name="topics",
+            ),
+            linear_columns(),
+            model_dir=d,
+            config=config(),
+        ),
+        SparseLabels(TOPIC_STRINGS, padding=""),
     ),
 }
 

@@ -1,6 +1,14 @@
 """TF 1.15's ``tf.contrib.estimator`` head factories on TF 2.15: each built the
 matching v1 head of tensorflow-estimator's ``canned/head.py`` (still in 2.15, as
-private functions), with the loss averaged over the batch by default."""
+private functions), with the loss averaged over the batch by default.
+``multi_label_head`` is TF 1.15's own: its module of tensorflow-estimator 1.15.1
+(``contrib/estimator/python/estimator/head.py``, built on that ``canned/head.py``),
+which scripts/setup-envs installs beside the legacy environment."""
+
+import functools
+import importlib.util
+import os
+import sys
 
 import tensorflow as tf
 from tensorflow.python.ops import nn
@@ -10,6 +18,7 @@ __all__ = [
     "binary_classification_head",
     "logistic_regression_head",
     "multi_class_head",
+    "multi_label_head",
     "poisson_regression_head",
     "regression_head",
 ]
@@ -107,3 +116,27 @@ def logistic_regression_head(weight_column=None, loss_reduction=_SUM_OVER_BATCH_
         inverse_link_fn=tf.math.sigmoid,
         name=name,
     )
+
+
+def multi_label_head(n_classes, **arguments):
+    return _tf_1_15_contrib_heads().multi_label_head(n_classes, **arguments)
+
+
+# Where scripts/setup-envs puts tensorflow-estimator 1.15.1 (pip install --target).
+ESTIMATOR_1_15 = os.path.join(sys.prefix, "estimator-1.15")
+
+
+@functools.cache
+def _tf_1_15_contrib_heads():
+    """tensorflow-estimator 1.15.1's contrib head module, imported on its own: its
+    imports (``tensorflow_estimator.python.estimator.canned.head``...) resolve to
+    the 2.15 package, which kept them."""
+    path = os.path.join(
+        ESTIMATOR_1_15, "tensorflow_estimator", "contrib", "estimator", "python", "estimator"
+    )
+    spec = importlib.util.spec_from_file_location(
+        "tf_1_15_contrib_estimator_head", os.path.join(path, "head.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

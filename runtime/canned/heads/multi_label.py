@@ -122,10 +122,10 @@ class MultiLabelHead(Head):
         return [self._summary_key(template % threshold) for threshold in self._thresholds]
 
     def _class_keys(self, by_id: str, by_name: str) -> list[str]:
-        if self._label_vocabulary is None:
-            return [self._summary_key(by_id % class_id) for class_id in self._class_ids]
-        names = [self._label_vocabulary[class_id] for class_id in self._class_ids]
-        return [self._summary_key(by_name % name) for name in names]
+        return [
+            self._summary_key(class_metric_name(by_id, by_name, class_id, self._label_vocabulary))
+            for class_id in self._class_ids
+        ]
 
     def metrics(self, regularization_losses=None) -> dict:
         key = self._summary_key
@@ -197,8 +197,8 @@ class MultiLabelHead(Head):
         for class_id, (probability_mean, auc, auc_pr) in zip(
             self._class_ids, self._class_metric_keys(), strict=True
         ):
-            class_probabilities = _class_slice(probabilities, class_id)
-            class_labels = _class_slice(labels, class_id)
+            class_probabilities = class_slice(probabilities, class_id)
+            class_labels = class_slice(labels, class_id)
             update_with_broadcast_weights(
                 eval_metrics[probability_mean], class_probabilities, weights
             )
@@ -233,7 +233,14 @@ def _class_ids(classes, n_classes: int, label_vocabulary) -> tuple[int, ...]:
     return classes
 
 
-def _class_slice(values, class_id: int):
+def class_metric_name(by_id: str, by_name: str, class_id: int, label_vocabulary) -> str:
+    """A per-class metric's name: by the class's vocabulary entry, or by its id."""
+    if label_vocabulary is None:
+        return by_id % class_id
+    return by_name % label_vocabulary[class_id]
+
+
+def class_slice(values, class_id: int):
     """``values[..., class_id:class_id + 1]`` for any batch rank."""
     batch_rank = tf.rank(values) - 1
     begin = tf.concat([tf.zeros([batch_rank], dtype=tf.int32), [class_id]], axis=0)

@@ -14,7 +14,14 @@ import tf_keras
 
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.spec import EstimatorSpec
-from runtime.canned.heads import BinaryClassHead, MultiClassHead, RegressionHead, checks
+from runtime.canned.heads import (
+    BinaryClassHead,
+    MultiClassHead,
+    MultiLabelHead,
+    RegressionHead,
+    checks,
+)
+from runtime.canned.heads.multi_label import class_metric_name, class_slice
 from runtime.canned.keys import MetricKeys, PredictionKeys
 
 _LOSS_REDUCTION = tf.compat.v1.losses.Reduction
@@ -32,6 +39,9 @@ class LossSpec(NamedTuple):
 class V1Head:
     """A TF 1 head: ``head`` (a TF 2 head of the same kind) for labels, the loss per
     example and predictions; the rest as TF 1 did it."""
+
+    # The predictions TF 1's head of this kind made (None: the TF 2 head's).
+    _PREDICTION_KEYS = None
 
     def __init__(self, head, *, loss_reduction=_LOSS_REDUCTION.SUM):
         if loss_reduction not in _LOSS_REDUCTION.all() or loss_reduction == _LOSS_REDUCTION.NONE:
@@ -74,7 +84,7 @@ class V1Head:
         with the global step, or ``train_op_fn(loss)``, builds the train op."""
         with tf.compat.v1.name_scope(self.name, "head"):
             logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-            predictions = self._head.predictions(logits)
+            predictions = self._head.predictions(logits, keys=self._PREDICTION_KEYS)
             if mode == ModeKeys.PREDICT:
                 return EstimatorSpec(
                     mode=mode,
@@ -144,7 +154,9 @@ class _BinaryHead(V1Head):
         logistic = predictions[PredictionKeys.LOGISTIC]
         return {
             **self._main_metric_ops(labels, class_ids, logistic, weights, unreduced_loss),
-            **self._threshold_metric_ops(labels, logistic, weights),
+            **_threshold_metric_ops(
+                self._head._thresholds, self._summary_key, labels, logistic, weights
+            ),
         }
 
     def _main_metric_ops(self, labels, class_ids, logistic, weights, unreduced_loss) -> dict:
@@ -173,34 +185,84 @@ class _BinaryHead(V1Head):
             key(MetricKeys.AUC_PR): _auc(labels, logistic, weights, "PR", name=MetricKeys.AUC_PR),
         }
 
-    def _threshold_metric_ops(self, labels, logistic, weights) -> dict:
-        """Accuracy, precision and recall of predicting the positive class at each of
-        the head's ``thresholds``."""
-        metric_ops = {}
-        for threshold in self._head._thresholds:
-            accuracy = MetricKeys.ACCURACY_AT_THRESHOLD % threshold
-            with tf.compat.v1.name_scope(accuracy, values=(logistic, labels, weights)) as scope:
-                above = tf.cast(tf.math.greater_equal(logistic, threshold), tf.float32)
-                metric_ops[self._summary_key(accuracy)] = tf.compat.v1.metrics.accuracy(
-                    labels=labels, predictions=above, weights=weights, name=scope
+
+def _threshold_metric_ops(thresholds, key, labels, predictions, weights) -> dict:
+    """Accuracy, precision and recall of predicting a positive (a probability at
+    or above the threshold) at each of ``thresholds``, under ``key(name)``."""
+    metric_ops = {}
+    for threshold in thresholds:
+        accuracy = MetricKeys.ACCURACY_AT_THRESHOLD % threshold
+        with tf.compat.v1.name_scope(accuracy, values=(predictions, labels, weights)) as scope:
+            above = tf.cast(tf.math.greater_equal(predictions, threshold), tf.float32)
+            metric_ops[key(accuracy)] = tf.compat.v1.metrics.accuracy(
+                labels=labels, predictions=above, weights=weights, name=scope
+            )
+        for template, metric in (
+            (MetricKeys.PRECISION_AT_THRESHOLD, tf.compat.v1.metrics.precision_at_thresholds),
+            (MetricKeys.RECALL_AT_THRESHOLD, tf.compat.v1.metrics.recall_at_thresholds),
+        ):
+            name = template % threshold
+            with tf.compat.v1.name_scope(name, values=(predictions, labels, weights)) as scope:
+                value, update = metric(
+                    labels=labels,
+                    predictions=predictions,
+                    thresholds=(threshold,),
+                    weights=weights,
+                    name=scope,
                 )
-            for key, metric in (
-                (MetricKeys.PRECISION_AT_THRESHOLD, tf.compat.v1.metrics.precision_at_thresholds),
-                (MetricKeys.RECALL_AT_THRESHOLD, tf.compat.v1.metrics.recall_at_thresholds),
-            ):
-                name = key % threshold
-                with tf.compat.v1.name_scope(name, values=(logistic, labels, weights)) as scope:
-                    value, update = metric(
-                        labels=labels,
-                        predictions=logistic,
-                        thresholds=(threshold,),
-                        weights=weights,
-                        name=scope,
-                    )
-                    metric_ops[self._summary_key(name)] = (
-                        tf.compat.v1.squeeze(value),
-                        tf.compat.v1.squeeze(update),
-                    )
+                metric_ops[key(name)] = (tf.compat.v1.squeeze(value), tf.compat.v1.squeeze(update))
+    return metric_ops
+
+
+class _MultiLabelHead(V1Head):
+    """TF 1.15's ``tf.contrib.estimator.multi_label_head``: logits and probabilities
+    only (no class names), v1 metrics over every class and per chosen class."""
+
+    _PREDICTION_KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES)
+
+    def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
+        key = self._summary_key
+        metrics = tf.compat.v1.metrics
+        probabilities = predictions[PredictionKeys.PROBABILITIES]
+        return {
+            key(MetricKeys.LOSS_MEAN): metrics.mean(
+                values=unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN
+            ),
+            key(MetricKeys.AUC): metrics.auc(
+                labels=labels, predictions=probabilities, weights=weights, name=MetricKeys.AUC
+            ),
+            key(MetricKeys.AUC_PR): metrics.auc(
+                labels=labels,
+                predictions=probabilities,
+                weights=weights,
+                curve="PR",
+                name=MetricKeys.AUC_PR,
+            ),
+            **_threshold_metric_ops(self._head._thresholds, key, labels, probabilities, weights),
+            **self._class_metric_ops(labels, probabilities, weights),
+        }
+
+    def _class_metric_ops(self, labels, probabilities, weights) -> dict:
+        """The mean probability, AUC and PR AUC of each class the head was given."""
+        vocabulary = self._head._label_vocabulary
+        metric_ops = {}
+        for class_id in self._head._class_ids:
+            class_probabilities = class_slice(probabilities, class_id)
+            class_labels = class_slice(labels, class_id)
+            mean, auc, auc_pr = (
+                class_metric_name(by_id, by_name, class_id, vocabulary)
+                for by_id, by_name in (
+                    (MetricKeys.PROBABILITY_MEAN_AT_CLASS, MetricKeys.PROBABILITY_MEAN_AT_NAME),
+                    (MetricKeys.AUC_AT_CLASS, MetricKeys.AUC_AT_NAME),
+                    (MetricKeys.AUC_PR_AT_CLASS, MetricKeys.AUC_PR_AT_NAME),
+                )
+            )
+            key = self._summary_key
+            metric_ops[key(mean)] = _mean_of(class_probabilities, weights, name=mean)
+            metric_ops[key(auc)] = _auc(class_labels, class_probabilities, weights, "ROC", name=auc)
+            metric_ops[key(auc_pr)] = _auc(
+                class_labels, class_probabilities, weights, "PR", name=auc_pr
+            )
         return metric_ops
 
 
@@ -285,6 +347,17 @@ def multi_class_head(n_classes, *, loss_reduction=_LOSS_REDUCTION.SUM, **argumen
     """TF 1's multi-class head: softmax cross-entropy over ``n_classes`` logits."""
     head = MultiClassHead(n_classes, loss_reduction=_UNUSED_REDUCTION, **arguments)
     return _MultiClassHead(head, loss_reduction=loss_reduction)
+
+
+def multi_label_head(n_classes, *, loss_reduction=_LOSS_REDUCTION.SUM, **arguments):
+    """TF 1.15's multi-label head: a sigmoid cross-entropy per class, averaged over
+    the ``n_classes`` classes (``arguments``: the TF 2 ``MultiLabelHead``'s others)."""
+    if n_classes is None or n_classes < 2:
+        raise ValueError(
+            f"n_classes must be > 1 for multi-class classification. Given: {n_classes}"
+        )
+    head = MultiLabelHead(n_classes, loss_reduction=_UNUSED_REDUCTION, **arguments)
+    return _MultiLabelHead(head, loss_reduction=loss_reduction)
 
 
 def regression_head(kind=RegressionHead, *, loss_reduction=_LOSS_REDUCTION.SUM, **arguments):
