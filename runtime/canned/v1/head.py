@@ -134,6 +134,14 @@ class V1Head:
     def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
         raise NotImplementedError
 
+    def _loss_mean(self, unreduced_loss, weights) -> dict:
+        """``average_loss``: the weighted mean of the loss per example."""
+        return {
+            self._summary_key(MetricKeys.LOSS_MEAN): tf.compat.v1.metrics.mean(
+                values=unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN
+            )
+        }
+
 
 def _train_op(loss, optimizer, train_op_fn):
     if optimizer is not None:
@@ -164,9 +172,7 @@ class _BinaryHead(V1Head):
         metrics = tf.compat.v1.metrics
         labels_mean = _mean_of(labels, weights, name=MetricKeys.LABEL_MEAN)
         return {
-            key(MetricKeys.LOSS_MEAN): metrics.mean(
-                values=unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN
-            ),
+            **self._loss_mean(unreduced_loss, weights),
             key(MetricKeys.ACCURACY): metrics.accuracy(
                 labels=labels, predictions=class_ids, weights=weights, name=MetricKeys.ACCURACY
             ),
@@ -225,9 +231,7 @@ class _MultiLabelHead(V1Head):
         metrics = tf.compat.v1.metrics
         probabilities = predictions[PredictionKeys.PROBABILITIES]
         return {
-            key(MetricKeys.LOSS_MEAN): metrics.mean(
-                values=unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN
-            ),
+            **self._loss_mean(unreduced_loss, weights),
             key(MetricKeys.AUC): metrics.auc(
                 labels=labels, predictions=probabilities, weights=weights, name=MetricKeys.AUC
             ),
@@ -271,9 +275,7 @@ class _MultiClassHead(V1Head):
         key = self._summary_key
         metrics = tf.compat.v1.metrics
         return {
-            key(MetricKeys.LOSS_MEAN): metrics.mean(
-                values=unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN
-            ),
+            **self._loss_mean(unreduced_loss, weights),
             key(MetricKeys.ACCURACY): metrics.accuracy(
                 labels=labels,
                 predictions=predictions[PredictionKeys.CLASS_IDS],
