@@ -107,6 +107,8 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.canned",
         "estimator.canned.MetricKeys",
         "estimator.canned.PredictionKeys",
+        "estimator.canned._Head",
+        "estimator.canned.get_optimizer_instance",
         "estimator.CheckpointSaverHook",
         "estimator.CheckpointSaverListener",
         "estimator.Estimator",

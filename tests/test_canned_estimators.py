@@ -604,3 +604,40 @@ def test_tf_1_multi_label_head_rejects_bad_arguments_as_tf_1_15_did(arguments, m
 
     with pytest.raises(ValueError, match=message):
         contrib_estimator.multi_label_head(**arguments)
+
+
+def test_tf_1_head_interface_behaves_as_tensorflow_s_private_head():
+    """``canned.head._Head`` as custom heads subclassed it: nothing enforced at
+    construction, its defaults raise TensorFlow's errors, and a
+    ``_create_tpu_estimator_spec`` becomes ``create_estimator_spec``'s spec."""
+    from runtime.estimator import EstimatorSpec, ModeKeys, canned, tpu
+
+    class Partial(canned._Head):
+        pass
+
+    class FromTpuSpec(canned._Head):
+        def _create_tpu_estimator_spec(self, features, mode, logits, *args):
+            return tpu.TPUEstimatorSpec(mode=mode, predictions={"logits": logits})
+
+    with pytest.raises(NotImplementedError, match="Calling an abstract method"):
+        _ = Partial().logits_dimension
+    with pytest.raises(NotImplementedError, match=r"must implement `create_estimator_spec\(\)`"):
+        Partial().create_estimator_spec(features={}, mode=ModeKeys.PREDICT, logits=None)
+    logits = tf.constant([[1.0]])
+    spec = FromTpuSpec().create_estimator_spec(features={}, mode=ModeKeys.PREDICT, logits=logits)
+    assert isinstance(spec, EstimatorSpec) and spec.predictions["logits"] is logits
+
+
+@pytest.mark.parametrize(
+    ("opt", "message"),
+    [
+        ("Adagrad", "learning_rate must be specified when opt is string"),
+        ("Adadelta", r"Unsupported optimizer name: Adadelta\. Supported names are"),
+        (lambda: "sgd", "The given object is not an Optimizer instance. Given: sgd"),
+    ],
+)
+def test_get_optimizer_instance_rejects_as_tensorflow_did(opt, message):
+    from runtime.estimator.canned import get_optimizer_instance
+
+    with pytest.raises(ValueError, match=message):
+        get_optimizer_instance(opt)

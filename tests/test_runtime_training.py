@@ -290,3 +290,44 @@ def test_updates_run_only_when_train_op_or_a_hook_needs_them(
         assert np.all(moving_mean != 0)
     else:
         np.testing.assert_array_equal(moving_mean, np.zeros_like(moving_mean))
+
+
+def _summarized_counter_model_fn(features, labels, mode):
+    """A counter bumped by an op only a summary depends on (a metric update
+    summarized while training, DeepCTR-style)."""
+    del labels
+    prediction = tf.compat.v1.layers.dense(features["x"], 1)
+    loss = tf.reduce_mean(tf.square(prediction))
+    counter = tf.compat.v1.get_variable(
+        "summarized_runs", [], tf.float32, tf.zeros_initializer(), trainable=False
+    )
+    bumped = tf.identity(tf.compat.v1.assign_add(counter, 1.0), name="bump")
+    tf.compat.v1.summary.scalar("runs", bumped)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.01)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+class _FetchByName(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, name):
+        self._name = name
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._name)
+
+
+@pytest.mark.parametrize(("hooks", "runs"), [((), 3), ((_FetchByName("bump:0"),), 12)])
+def test_an_update_only_a_summary_depends_on_runs_on_summary_steps_only(tmp_path, hooks, runs):
+    """Estimator's Session ran such an op when SummarySaverHook fetched the
+    summaries (global steps 1, 6, 11 of 12 here), or on every step where a hook
+    fetched it."""
+    config = estimator.RunConfig(tf_random_seed=1, save_summary_steps=5)
+    est = estimator.Estimator(_summarized_counter_model_fn, model_dir=str(tmp_path), config=config)
+
+    def input_fn():
+        features = {"x": np.ones((4, 2), np.float32)}
+        return tf.data.Dataset.from_tensors((features, np.zeros((4, 1), np.float32))).repeat()
+
+    est.train(input_fn, steps=12, hooks=list(hooks))
+    assert est.get_variable_value("summarized_runs") == runs
+    assert event_scalars(tmp_path)["runs"] == [1, 6, 11]

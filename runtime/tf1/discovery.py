@@ -101,9 +101,11 @@ class Blueprint:
     loss_summary_tag: str | None  # Estimator's `loss` summary tag; None: model_fn writes it
     scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
     saver: session_setup.SaverSettings | None  # the spec's Scaffold saver's
-    # Variables only ops Estimator never fetched write (unfetched_updates.py), and
-    # {op name: those of them whose writes the op depends on}
+    # Variables only ops Estimator never fetched write (unfetched_updates.py), those
+    # only the summaries' ops write (run on summary steps alone), and {op name:
+    # those of either whose writes the op depends on}
     unfetched_writes: frozenset = frozenset()
+    summary_step_writes: frozenset = frozenset()
     writes_feeding: dict = dataclasses.field(default_factory=dict)
     # Variables read after an op that may write them (step_reads.py)
     read_after_written: frozenset = frozenset()
@@ -129,8 +131,15 @@ class Blueprint:
     def skipped_writes(self, fetch_names=()) -> frozenset:
         """The unfetched writes a step that also fetches ``fetch_names`` (hooks'
         tensor and op names) must not run."""
-        fetched = (self.writes_feeding.get(name.split(":")[0], ()) for name in fetch_names)
-        return self.unfetched_writes.difference(*fetched)
+        return self.unfetched_writes.difference(*self._fed(fetch_names))
+
+    def summary_only_writes(self, fetch_names=()) -> frozenset:
+        """The writes that a step fetching ``fetch_names`` runs only when it records
+        summaries."""
+        return self.summary_step_writes.difference(*self._fed(fetch_names))
+
+    def _fed(self, fetch_names) -> list:
+        return [self.writes_feeding.get(name.split(":")[0], ()) for name in fetch_names]
 
 
 class CreationLog:
@@ -243,10 +252,14 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             model_ops = [
                 op for op in graph.get_operations()[first_model_op:] if op not in initializers
             ]
-            unfetched = unfetched_updates.writes_nothing_fetched(
-                model_ops, _fetched_each_step(graph, spec, mode, loss_mean)
+            every_step, summaries = _fetched(graph, spec, mode, loss_mean)
+            unfetched = unfetched_updates.writes_nothing_fetched(model_ops, (every_step, summaries))
+            on_summary_steps = (
+                unfetched_updates.writes_nothing_fetched(model_ops, every_step) - unfetched
             )
-            writes_feeding = unfetched_updates.writes_feeding(model_ops, unfetched)
+            writes_feeding = unfetched_updates.writes_feeding(
+                model_ops, unfetched | on_summary_steps
+            )
             # Only a training step reads variables its own updates wrote.
             read_after_written = (
                 step_reads.read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
@@ -274,6 +287,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         scaffold_init_fn=spec.scaffold.init_fn is not None,
         saver=session_setup.saver_settings(spec.scaffold.saver),
         unfetched_writes=unfetched,
+        summary_step_writes=on_summary_steps,
         writes_feeding=writes_feeding,
         read_after_written=read_after_written,
         global_random_draws=tuple(draws),
@@ -292,15 +306,15 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
     )
 
 
-def _fetched_each_step(graph: tf.Graph, spec, mode: str, loss_mean):
-    """What Estimator's Session ran in steps of ``mode`` (hooks' fetches aside;
-    the summaries ran on summary steps)."""
+def _fetched(graph: tf.Graph, spec, mode: str, loss_mean) -> tuple:
+    """What Estimator's Session ran in steps of ``mode`` (hooks' fetches aside):
+    ``(every step, on summary steps)``."""
     if mode == ModeKeys.TRAIN:
         summaries = graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
-        return (spec.train_op, spec.loss, summaries)
+        return (spec.train_op, spec.loss), summaries
     if mode == ModeKeys.EVAL:
-        return (spec.eval_metric_ops, loss_mean)
-    return spec.predictions
+        return (spec.eval_metric_ops, loss_mean), ()
+    return spec.predictions, ()
 
 
 def _metric_slices(eval_metric_ops: dict, loss_mean, model_inputs) -> tuple:

@@ -7,9 +7,12 @@ beside them never happened: batch norm's UPDATE_OPS left out of train_op's
 dependencies, or a train_op built in every mode and returned in EVAL too.
 ``tf.function`` runs every stateful op it traces, so discovery finds, in the
 legacy graph, the variables that only unfetched ops write; while model_fn is
-traced, writes to those variables are created as no-ops. A hook that fetches
-one of those ops, or anything computed after it, by name or tensor, gets it run
-as in TF1: the step is traced knowing the hooks' fetches.
+traced, writes to those variables are created as no-ops. Updates that only the
+summaries depend on (a metric's update op summarized in TRAIN mode) ran on
+summary steps alone: their writes are created inside a condition on whether the
+step records summaries. A hook that fetches one of those ops, or anything
+computed after it, by name or tensor, gets it run as in TF1: the step is traced
+knowing the hooks' fetches.
 """
 
 from __future__ import annotations
@@ -80,39 +83,62 @@ def log_skipped(names: frozenset, mode: str) -> None:
 
 
 @contextlib.contextmanager
-def skipped(variables, names: frozenset) -> Iterator[None]:
+def rewritten(variables, *, skipped: frozenset, on_summary_steps: frozenset) -> Iterator[None]:
     """While active, ops created in the default graph that write only variables
-    named in ``names`` (of the ``{name: variable}`` mapping ``variables``, e.g. the
-    VariableStore) are created as ``NoOp``.
+    named in ``skipped`` (of the ``{name: variable}`` mapping ``variables``, e.g.
+    the VariableStore) are created as ``NoOp``, and those that write only
+    variables named in ``on_summary_steps`` run only where summaries record
+    (``tf.summary.should_record_summaries()``).
 
     Resource writes have no outputs, so nothing downstream can tell the
-    difference, except that the write does not happen.
+    difference, except that the write does not happen (or happens only then).
     """
-    if not names:
+    if not skipped and not on_summary_steps:
         yield
         return
     graph = tf.compat.v1.get_default_graph()
-    handles = {
-        id(component.handle)
-        for name, variable in variables.items()
-        if name in names
-        for component in components(variable)
-    }
+    skipped_handles = _handles(variables, skipped)
+    summary_handles = _handles(variables, on_summary_steps)
     create = graph._create_op_internal  # the one entry every op creation goes through
 
-    def create_unless_skipped(op_type, inputs, dtypes=None, input_types=None, name=None, **kw):
-        if op_type.startswith(_WRITE_PREFIXES) and _only_skipped(inputs, handles):
-            return create("NoOp", [], [], name=name)
+    def create_rewritten(op_type, inputs, dtypes=None, input_types=None, name=None, **kw):
+        if op_type.startswith(_WRITE_PREFIXES):
+            if _only_in(inputs, skipped_handles):
+                return create("NoOp", [], [], name=name)
+            if _only_in(inputs, summary_handles):
+                return _when_summaries_record(op_type, inputs, dtypes, input_types, name, kw)
         return create(op_type, inputs, dtypes, input_types, name, **kw)
 
-    graph._create_op_internal = create_unless_skipped
+    graph._create_op_internal = create_rewritten
     try:
         yield
     finally:
         del graph._create_op_internal
 
 
-def _only_skipped(inputs, handles: set) -> bool:
+def _when_summaries_record(op_type, inputs, dtypes, input_types, name, kw) -> tf.Operation:
+    """The write, inside a ``tf.cond`` on whether summaries record in this step:
+    an update only the summaries fetched ran on summary steps alone."""
+
+    def write():
+        graph = tf.compat.v1.get_default_graph()  # the branch's: it captures the inputs
+        graph._create_op_internal(op_type, inputs, dtypes, input_types, name, **kw)
+        return tf.constant(True)
+
+    written = tf.cond(tf.summary.should_record_summaries(), write, lambda: tf.constant(False))
+    return written.op
+
+
+def _handles(variables, names: frozenset) -> set[int]:
+    return {
+        id(component.handle)
+        for name, variable in variables.items()
+        if name in names
+        for component in components(variable)
+    }
+
+
+def _only_in(inputs, handles: set) -> bool:
     resources = [tensor for tensor in inputs if tensor.dtype == tf.resource]
     return bool(resources) and all(id(_outermost(tensor)) in handles for tensor in resources)
 

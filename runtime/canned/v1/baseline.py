@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from runtime.canned.baseline import LEARNING_RATE, batch_size_and_checks
 from runtime.canned.v1.head import classification_head, regression_head
-from runtime.canned.v1.optimizers import v1_optimizer
+from runtime.canned.v1.optimizers import get_optimizer_instance
 from runtime.engine.estimator import Estimator
 
 
@@ -31,7 +31,7 @@ def baseline_model_fn(features, labels, mode, head, optimizer, weight_column=Non
         logits = tf.math.multiply(bias, tf.ones([batch_size, units]))
 
     def train_op_fn(loss):
-        minimizer = v1_optimizer(optimizer, learning_rate=LEARNING_RATE)
+        minimizer = get_optimizer_instance(optimizer, learning_rate=LEARNING_RATE)
         return minimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
 
     return head.create_estimator_spec(

@@ -11,7 +11,7 @@ from runtime.calls.mode_keys import ModeKeys
 from runtime.canned.dnn import layer_summaries
 from runtime.canned.inputs import require_features_dict
 from runtime.canned.v1.head import classification_head, regression_head
-from runtime.canned.v1.optimizers import v1_optimizer
+from runtime.canned.v1.optimizers import get_optimizer_instance
 from runtime.engine.estimator import Estimator
 
 _LEARNING_RATE = 0.05
@@ -153,7 +153,7 @@ def dnn_model_fn(
     batch_norm=False,
 ):
     """The model_fn of the TF 1 DNN estimators."""
-    optimizer = v1_optimizer(optimizer, learning_rate=_LEARNING_RATE)
+    optimizer = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
     require_features_dict(features)
     num_ps_replicas = config.num_ps_replicas if config else 0
     partitioner = tf.compat.v1.min_max_variable_partitioner(max_partitions=num_ps_replicas)

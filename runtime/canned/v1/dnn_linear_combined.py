@@ -15,7 +15,7 @@ from runtime.canned.inputs import require_features_dict
 from runtime.canned.v1.dnn import dnn_logits
 from runtime.canned.v1.head import classification_head, regression_head
 from runtime.canned.v1.linear import linear_logits
-from runtime.canned.v1.optimizers import v1_optimizer
+from runtime.canned.v1.optimizers import get_optimizer_instance
 from runtime.engine.estimator import Estimator
 
 
@@ -45,7 +45,7 @@ def dnn_linear_combined_model_fn(
     )
     parts = []  # (logits, optimizer, variable scope)
     if dnn_feature_columns:
-        optimizer = v1_optimizer(dnn_optimizer, DNN_LEARNING_RATE)
+        optimizer = get_optimizer_instance(dnn_optimizer, DNN_LEARNING_RATE)
         refuse_sync_replicas(optimizer)
         if not dnn_hidden_units:
             raise ValueError(
@@ -70,7 +70,7 @@ def dnn_linear_combined_model_fn(
             parts.append((logits, optimizer, scope.name))
     if linear_feature_columns:
         learning_rate = linear_learning_rate(len(linear_feature_columns))
-        optimizer = v1_optimizer(linear_optimizer, learning_rate)
+        optimizer = get_optimizer_instance(linear_optimizer, learning_rate)
         refuse_sync_replicas(optimizer)
         with tf.compat.v1.variable_scope(
             "linear", values=tuple(features.values()), partitioner=input_layer_partitioner

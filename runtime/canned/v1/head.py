@@ -36,7 +36,61 @@ class LossSpec(NamedTuple):
     processed_labels: tf.Tensor
 
 
-class V1Head:
+class Head:
+    """TF 1's head interface (tensorflow-estimator's private ``canned.head._Head``),
+    which custom heads subclassed: ``name``, ``logits_dimension``, ``create_loss``
+    and ``create_estimator_spec``, or ``_create_tpu_estimator_spec``, which the
+    default ``create_estimator_spec`` turns into an ``EstimatorSpec``. As in
+    TensorFlow, a subclass is not required to define them (the interface's
+    ``__metaclass__ = abc.ABCMeta`` was Python 2's, ignored by Python 3): calling
+    one it lacks raises NotImplementedError."""
+
+    @property
+    def name(self):
+        raise NotImplementedError("Calling an abstract method.")
+
+    @property
+    def logits_dimension(self):
+        raise NotImplementedError("Calling an abstract method.")
+
+    def create_loss(self, features, mode, logits, labels):
+        raise NotImplementedError("Calling an abstract method.")
+
+    def create_estimator_spec(
+        self,
+        features,
+        mode,
+        logits,
+        labels=None,
+        optimizer=None,
+        train_op_fn=None,
+        regularization_losses=None,
+    ) -> EstimatorSpec:
+        try:
+            tpu_estimator_spec = self._create_tpu_estimator_spec(
+                features, mode, logits, labels, optimizer, train_op_fn, regularization_losses
+            )
+            return tpu_estimator_spec.as_estimator_spec()
+        except NotImplementedError:
+            raise NotImplementedError(
+                "Subclasses of _Head must implement `create_estimator_spec()` or "
+                "_create_tpu_estimator_spec()."
+            ) from None
+
+    def _create_tpu_estimator_spec(
+        self,
+        features,
+        mode,
+        logits,
+        labels=None,
+        optimizer=None,
+        train_op_fn=None,
+        regularization_losses=None,
+    ):
+        raise NotImplementedError("TPUEstimatorSpec not available for this model head.")
+
+
+class V1Head(Head):
     """A TF 1 head: ``head`` (a TF 2 head of the same kind) for labels, the loss per
     example and predictions; the rest as TF 1 did it."""
 

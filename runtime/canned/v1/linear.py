@@ -14,7 +14,7 @@ from runtime.canned.linear import (
     weight_summaries,
 )
 from runtime.canned.v1.head import classification_head, regression_head
-from runtime.canned.v1.optimizers import v1_optimizer
+from runtime.canned.v1.optimizers import get_optimizer_instance
 from runtime.engine.estimator import Estimator
 
 
@@ -76,7 +76,7 @@ def linear_model_fn(
         "linear", values=tuple(features.values()), partitioner=partitioner
     ):
         logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
-        optimizer = v1_optimizer(
+        optimizer = get_optimizer_instance(
             optimizer or default_optimizer(feature_columns), learning_rate=LEARNING_RATE
         )
         return head.create_estimator_spec(

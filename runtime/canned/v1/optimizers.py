@@ -12,18 +12,19 @@ _BY_NAME = {
 }
 
 
-def v1_optimizer(optimizer, learning_rate: float):
-    """A v1 optimizer for ``optimizer``, as tensorflow-estimator 2.15's
-    ``get_optimizer_instance`` made it; a name gets ``learning_rate``."""
-    if isinstance(optimizer, str):
-        if optimizer not in _BY_NAME:
+def get_optimizer_instance(opt, learning_rate: float | None = None):
+    """A v1 optimizer for ``opt``, as tensorflow-estimator 2.15's
+    ``canned.optimizers.get_optimizer_instance`` made it; a name gets ``learning_rate``."""
+    if isinstance(opt, str):
+        if opt not in _BY_NAME:
             raise ValueError(
-                f"Unsupported optimizer name: {optimizer}. Supported names are: "
-                f"{tuple(sorted(_BY_NAME))}"
+                f"Unsupported optimizer name: {opt}. Supported names are: {tuple(sorted(_BY_NAME))}"
             )
-        return _BY_NAME[optimizer](learning_rate=learning_rate)
-    if callable(optimizer):
-        optimizer = optimizer()
-    if not isinstance(optimizer, tf.compat.v1.train.Optimizer):
-        raise ValueError(f"The given object is not an Optimizer instance. Given: {optimizer}")
-    return optimizer
+        if not learning_rate:
+            raise ValueError("learning_rate must be specified when opt is string.")
+        return _BY_NAME[opt](learning_rate=learning_rate)
+    if callable(opt):
+        opt = opt()
+    if not isinstance(opt, tf.compat.v1.train.Optimizer):
+        raise ValueError(f"The given object is not an Optimizer instance. Given: {opt}")
+    return opt
