@@ -94,9 +94,6 @@ class V1Head(Head):
     """A TF 1 head: ``head`` (a TF 2 head of the same kind) for labels, the loss per
     example and predictions; the rest as TF 1 did it."""
 
-    # The predictions TF 1's head of this kind made (None: the TF 2 head's).
-    _PREDICTION_KEYS = None
-
     def __init__(self, head, *, loss_reduction=_LOSS_REDUCTION.SUM):
         if loss_reduction not in _LOSS_REDUCTION.all() or loss_reduction == _LOSS_REDUCTION.NONE:
             raise ValueError(f"Invalid loss_reduction: {loss_reduction}")
@@ -138,7 +135,7 @@ class V1Head(Head):
         with the global step, or ``train_op_fn(loss)``, builds the train op."""
         with tf.compat.v1.name_scope(self.name, "head"):
             logits = checks.logits_with_final_dim(logits, self.logits_dimension)
-            predictions = self._head.predictions(logits, keys=self._PREDICTION_KEYS)
+            predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
                 return EstimatorSpec(
                     mode=mode,
@@ -187,6 +184,10 @@ class V1Head(Head):
 
     def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
         raise NotImplementedError
+
+    def _predictions(self, logits) -> dict:
+        """The predictions TF 1's head of this kind made: the TF 2 head's."""
+        return self._head.predictions(logits)
 
     def _loss_mean(self, unreduced_loss, weights) -> dict:
         """``average_loss``: the weighted mean of the loss per example."""
@@ -278,7 +279,9 @@ class _MultiLabelHead(V1Head):
     """TF 1.15's ``tf.contrib.estimator.multi_label_head``: logits and probabilities
     only (no class names), v1 metrics over every class and per chosen class."""
 
-    _PREDICTION_KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES)
+    def _predictions(self, logits) -> dict:
+        keys = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES)
+        return self._head.predictions(logits, keys=keys)
 
     def _eval_metric_ops(self, labels, predictions, weights, unreduced_loss) -> dict:
         key = self._summary_key
