@@ -31,6 +31,8 @@ NOT_TPU_PROGRAMS = {
     ("partitioned_embedding_keras_metric", "train"): "rejected: ResourceSparseApplyAdagrad",
     ("v1_summaries", "train"): "rejected: ScalarSummary",
     ("v1_summaries", "eval"): "rejected: ScalarSummary",
+    ("custom_v1_head", "train"): "rejected: ScalarSummary",
+    ("custom_v1_head", "eval"): "rejected: ScalarSummary",
     ("serving_signatures", "infer"): "rejected: ExpandDims",
     ("npu_loss_scaled_adam", "train"): "rejected: ScalarSummary",
     ("tf1_contrib_optimize_loss_metrics", "train"): "rejected: ScalarSummary",

@@ -256,6 +256,8 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             unfetched = unfetched_updates.writes_nothing_fetched(model_ops, (every_step, summaries))
             on_summary_steps = (
                 unfetched_updates.writes_nothing_fetched(model_ops, every_step) - unfetched
+                if summaries
+                else frozenset()
             )
             writes_feeding = unfetched_updates.writes_feeding(
                 model_ops, unfetched | on_summary_steps
