@@ -14,6 +14,12 @@ from runtime.canned.heads.head import (
 from runtime.canned.keys import MetricKeys, PredictionKeys
 
 _PREDICTIONS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASSES)
+# The per-class metrics, by class id and by class name
+_CLASS_METRICS = (
+    (MetricKeys.PROBABILITY_MEAN_AT_CLASS, MetricKeys.PROBABILITY_MEAN_AT_NAME),
+    (MetricKeys.AUC_AT_CLASS, MetricKeys.AUC_AT_NAME),
+    (MetricKeys.AUC_PR_AT_CLASS, MetricKeys.AUC_PR_AT_NAME),
+)
 
 
 class MultiLabelHead(Head):
@@ -121,12 +127,6 @@ class MultiLabelHead(Head):
     def _threshold_keys(self, template: str) -> list[str]:
         return [self._summary_key(template % threshold) for threshold in self._thresholds]
 
-    def _class_keys(self, by_id: str, by_name: str) -> list[str]:
-        return [
-            self._summary_key(class_metric_name(by_id, by_name, class_id, self._label_vocabulary))
-            for class_id in self._class_ids
-        ]
-
     def metrics(self, regularization_losses=None) -> dict:
         key = self._summary_key
         with tf.compat.v1.name_scope(None, "metrics", (regularization_losses,)):
@@ -159,17 +159,19 @@ class MultiLabelHead(Head):
                 eval_metrics[auc_pr] = tf_keras.metrics.AUC(curve="PR", name=auc_pr)
         return eval_metrics
 
-    def _class_metric_keys(self) -> list[tuple[str, str, str]]:
-        return list(
-            zip(
-                self._class_keys(
-                    MetricKeys.PROBABILITY_MEAN_AT_CLASS, MetricKeys.PROBABILITY_MEAN_AT_NAME
-                ),
-                self._class_keys(MetricKeys.AUC_AT_CLASS, MetricKeys.AUC_AT_NAME),
-                self._class_keys(MetricKeys.AUC_PR_AT_CLASS, MetricKeys.AUC_PR_AT_NAME),
-                strict=True,
-            )
-        )
+    def class_metric_names(self, class_id: int) -> tuple[str, ...]:
+        """A class's probability mean, AUC and PR AUC names: by its vocabulary
+        entry, or by its id."""
+        if self._label_vocabulary is None:
+            return tuple(by_id % class_id for by_id, _ in _CLASS_METRICS)
+        name = self._label_vocabulary[class_id]
+        return tuple(by_name % name for _, by_name in _CLASS_METRICS)
+
+    def _class_metric_keys(self) -> list[tuple[str, ...]]:
+        return [
+            tuple(self._summary_key(name) for name in self.class_metric_names(class_id))
+            for class_id in self._class_ids
+        ]
 
     def update_metrics(
         self, eval_metrics, features, logits, labels, regularization_losses=None
@@ -231,13 +233,6 @@ def _class_ids(classes, n_classes: int, label_vocabulary) -> tuple[int, ...]:
                 f"Given: {class_id}"
             )
     return classes
-
-
-def class_metric_name(by_id: str, by_name: str, class_id: int, label_vocabulary) -> str:
-    """A per-class metric's name: by the class's vocabulary entry, or by its id."""
-    if label_vocabulary is None:
-        return by_id % class_id
-    return by_name % label_vocabulary[class_id]
 
 
 def class_slice(values, class_id: int):

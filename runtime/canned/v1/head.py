@@ -21,7 +21,7 @@ from runtime.canned.heads import (
     RegressionHead,
     checks,
 )
-from runtime.canned.heads.multi_label import class_metric_name, class_slice
+from runtime.canned.heads.multi_label import class_slice
 from runtime.canned.keys import MetricKeys, PredictionKeys
 
 _LOSS_REDUCTION = tf.compat.v1.losses.Reduction
@@ -305,20 +305,12 @@ class _MultiLabelHead(V1Head):
 
     def _class_metric_ops(self, labels, probabilities, weights) -> dict:
         """The mean probability, AUC and PR AUC of each class the head was given."""
-        vocabulary = self._head._label_vocabulary
+        key = self._summary_key
         metric_ops = {}
         for class_id in self._head._class_ids:
             class_probabilities = class_slice(probabilities, class_id)
             class_labels = class_slice(labels, class_id)
-            mean, auc, auc_pr = (
-                class_metric_name(by_id, by_name, class_id, vocabulary)
-                for by_id, by_name in (
-                    (MetricKeys.PROBABILITY_MEAN_AT_CLASS, MetricKeys.PROBABILITY_MEAN_AT_NAME),
-                    (MetricKeys.AUC_AT_CLASS, MetricKeys.AUC_AT_NAME),
-                    (MetricKeys.AUC_PR_AT_CLASS, MetricKeys.AUC_PR_AT_NAME),
-                )
-            )
-            key = self._summary_key
+            mean, auc, auc_pr = self._head.class_metric_names(class_id)
             metric_ops[key(mean)] = _mean_of(class_probabilities, weights, name=mean)
             metric_ops[key(auc)] = _auc(class_labels, class_probabilities, weights, "ROC", name=auc)
             metric_ops[key(auc_pr)] = _auc(
