@@ -3,8 +3,8 @@ Scaffold's ``Saver`` decides what is saved and how many checkpoints are kept (an
 one that leaves variables out cannot resume, as the Session's ready check
 refused), and a ``local_init_op`` of variable and table initializers under
 control dependencies runs once per call instead of failing in the traced step;
-a ``MutableHashTable`` (state that is not a variable) is checkpointed under TF 1's
-keys and restored in every call and export. The programs run on both sides; every
+a ``MutableHashTable`` or ``DenseHashTable`` (state that is not a variable) is
+checkpointed under TF 1's keys and restored in every call and export. The programs run on both sides; every
 record must match."""
 
 from harness import REPO, side_by_side_records
@@ -28,12 +28,18 @@ def test_scaffold_savers_and_local_init_ops_behave_as_under_the_estimator(tmp_pa
 TABLE_PROGRAM = REPO / "tests" / "programs" / "hash_table_state.py"
 
 
-def test_a_mutable_hash_table_is_checkpointed_and_restored_as_the_estimator_did(tmp_path):
+def test_hash_tables_are_checkpointed_and_restored_as_the_estimator_did(tmp_path):
     legacy, runtime = side_by_side_records(TABLE_PROGRAM, tmp_path)
-    # The legacy side shows state that lives only in the checkpoint: 7 words after
-    # the first call, read back by evaluate, predict, a second train and the export.
+    # The legacy side shows state that lives only in the checkpoint: 7 words and 8
+    # ids after the first call, read back by evaluate, predict, a second train and
+    # the export; the dense table's buckets grew from 8 to 16, then to 32.
     assert len(legacy["after_train"]) == 7
-    assert legacy["evaluate"]["table_size"] == 7.0 and legacy["predict"] == [7, 7]
-    assert len(legacy["after_second_train"]) == 9 and legacy["served_table_size"] == [9, 9]
-    assert {"seen_words-keys", "seen_words-values"} <= set(legacy["checkpoint_keys"])
+    assert legacy["evaluate"]["table_size"] == 7.0 and legacy["evaluate"]["ids"] == 8.0
+    assert legacy["predict"] == [[7, 2.0], [7, 1.0]]  # id 3 was seen twice, id 5 once
+    assert len(legacy["buckets_after_train"]["keys"]) == 16
+    assert len(legacy["after_second_train"]) == 9
+    assert len(legacy["buckets_after_second_train"]["keys"]) == 32
+    assert legacy["served"] == {"table_size": [9, 9], "id_count": [2.0, 2.0]}
+    for table in ("seen_words", "id_counts"):
+        assert {f"{table}-keys", f"{table}-values"} <= set(legacy["checkpoint_keys"])
     assert runtime == legacy

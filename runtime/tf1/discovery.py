@@ -73,13 +73,18 @@ class VariableRecord:
 
 @dataclasses.dataclass(frozen=True)
 class TableRecord:
-    """A ``MutableHashTable`` model_fn creates, which TF 1's Saver checkpointed
-    (under ``<name>-keys`` and ``<name>-values``) as a SAVEABLE_OBJECTS entry."""
+    """A mutable hash table model_fn creates, which TF 1's Saver checkpointed (under
+    ``<name>-keys`` and ``<name>-values``) as a SAVEABLE_OBJECTS entry: a
+    ``MutableHashTable``, or a ``DenseHashTable`` when ``empty_key`` is set (its
+    checkpoint holds its buckets, empty ones included)."""
 
     name: str
     key_dtype: tf.DType
     value_dtype: tf.DType
     default_value: np.ndarray
+    empty_key: np.ndarray | None = None
+    deleted_key: np.ndarray | None = None
+    initial_num_buckets: int | None = None
 
     @property
     def checkpoint_keys(self) -> tuple[str, str]:
@@ -413,23 +418,36 @@ def _checkpointed_tables(graph: tf.Graph) -> tuple[TableRecord, ...]:
     tables = []
     for saveable in graph.get_collection(tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS):
         table = saveable.op
-        if not isinstance(table, lookup_ops.MutableHashTable):
+        if not isinstance(table, lookup_ops.MutableHashTable | lookup_ops.DenseHashTable):
             log.warning(
-                "%s (%s) is not saved in the runtime's checkpoints: only variables and "
-                "MutableHashTables are.",
+                "%s (%s) is not saved in the runtime's checkpoints: only variables, "
+                "MutableHashTables and DenseHashTables are.",
                 saveable.name,
                 type(table).__name__,
             )
             continue
-        tables.append(
-            TableRecord(
-                name=saveable.name,
-                key_dtype=table.key_dtype,
-                value_dtype=table.value_dtype,
-                default_value=tf.get_static_value(table._default_value),
-            )
+        record = TableRecord(
+            name=saveable.name,
+            key_dtype=table.key_dtype,
+            value_dtype=table.value_dtype,
+            default_value=tf.get_static_value(table._default_value),
         )
+        if isinstance(table, lookup_ops.DenseHashTable):
+            record = dataclasses.replace(
+                record,
+                empty_key=_constant(table._empty_key, table.key_dtype),
+                deleted_key=_constant(table._deleted_key, table.key_dtype),
+                initial_num_buckets=table._initial_num_buckets,
+            )
+        tables.append(record)
     return tuple(tables)
+
+
+def _constant(value, dtype: tf.DType) -> np.ndarray:
+    """A table argument (a Python or numpy value, or a constant tensor) as numpy."""
+    if isinstance(value, tf.Tensor):
+        return tf.get_static_value(value)
+    return np.asarray(value, dtype=dtype.as_numpy_dtype)
 
 
 def _partition_of(variable) -> tuple | None:

@@ -15,6 +15,7 @@ from runtime.distribute.replication import assign_in_own_scope, components
 from runtime.tf1.discovery import TableRecord, VariableRecord
 
 GLOBAL_STEP_NAME = "global_step"
+_TABLE_KINDS = (lookup_ops.MutableHashTable, lookup_ops.DenseHashTable)
 
 
 class VariableStore:
@@ -37,7 +38,8 @@ class VariableStore:
         self._pending: Iterator[VariableRecord] = iter(())
         self._what = "model_fn"
         self._materializing = False
-        self._tables: dict[str, lookup_ops.MutableHashTable] = {}
+        self._tables: dict[str, lookup_ops.MutableHashTable | lookup_ops.DenseHashTable] = {}
+        self._empty_contents: dict[str, tuple] = {}  # {name: a new table's (keys, values)}
 
     def materialize(self, records: Sequence[VariableRecord]) -> list[str]:
         """Creates the variables not seen before; returns their names.
@@ -67,13 +69,9 @@ class VariableStore:
         """Creates the hash tables not seen before (eagerly: they outlive a trace)."""
         for record in records:
             if record.name not in self._tables:
-                self._tables[record.name] = lookup_ops.MutableHashTable(
-                    record.key_dtype,
-                    record.value_dtype,
-                    record.default_value,
-                    name=record.name,
-                    checkpoint=False,  # saved by name through checkpoint_var_list
-                )
+                table = _eager_table(record)
+                self._tables[record.name] = table
+                self._empty_contents[record.name] = table.export()
 
     def restore_tables(self, contents: dict) -> None:
         """Replaces each table's contents with ``{name: (keys, values)}``."""
@@ -81,11 +79,9 @@ class VariableStore:
             self._tables[name]._restore_from_tensors({"-keys": keys, "-values": values})
 
     def empty_tables(self, names: Sequence[str]) -> None:
-        """Empties tables, as a fresh Session's new tables were."""
-        for name in names:
-            table = self._tables[name]
-            keys, _ = table.export()
-            table.remove(keys)
+        """Empties tables, as a fresh Session's new tables were (a dense table gets
+        back its first buckets, all empty)."""
+        self.restore_tables({name: self._empty_contents[name] for name in names})
 
     def checkpoint_var_list(self) -> dict:
         """``{checkpoint key: variable or list of partitions}``, as TF1's Saver keyed them.
@@ -163,31 +159,33 @@ class VariableStore:
 
     @contextlib.contextmanager
     def _tables_served(self) -> Iterator[None]:
-        """While active, a MutableHashTable model_fn creates in a trace uses the
-        store's table of its name (the one checkpoints save and restore), and
-        builds no saveable (its export op would run in every step)."""
+        """While active, a hash table model_fn creates in a trace uses the store's
+        table of its name (the one checkpoints save and restore), and builds no
+        saveable (its export op would run in every step)."""
         tables = self._tables
-        original_create = lookup_ops.MutableHashTable._create_resource
-        original_saveable = lookup_ops.MutableHashTable._Saveable
+        originals = [(kind, kind._create_resource, kind._Saveable) for kind in _TABLE_KINDS]
 
-        def create_resource(table):
-            if tf.executing_eagerly() or table._name not in tables:
-                return original_create(table)
-            table._table_name = table._name
-            return tables[table._name].resource_handle
+        def served(original_create, original_saveable):
+            def create_resource(table):
+                if tf.executing_eagerly() or table._name not in tables:
+                    return original_create(table)
+                table._table_name = table._name
+                return tables[table._name].resource_handle
 
-        def no_saveable(table, name, table_name=None):
-            if tf.executing_eagerly() or name not in tables:
-                return original_saveable(table, name, table_name)
-            return saveable_object.SaveableObject(table, [], name)
+            def no_saveable(table, name, table_name=None):
+                if tf.executing_eagerly() or name not in tables:
+                    return original_saveable(table, name, table_name)
+                return saveable_object.SaveableObject(table, [], name)
 
-        lookup_ops.MutableHashTable._create_resource = create_resource
-        lookup_ops.MutableHashTable._Saveable = no_saveable
+            return create_resource, no_saveable
+
+        for kind, original_create, original_saveable in originals:
+            kind._create_resource, kind._Saveable = served(original_create, original_saveable)
         try:
             yield
         finally:
-            lookup_ops.MutableHashTable._create_resource = original_create
-            lookup_ops.MutableHashTable._Saveable = original_saveable
+            for kind, original_create, original_saveable in originals:
+                kind._create_resource, kind._Saveable = original_create, original_saveable
 
     def expect(self, records: Sequence[VariableRecord], *, what: str) -> None:
         """Starts a new model_fn call: its i-th creation gets the i-th record's variable."""
@@ -247,3 +245,25 @@ def _take_name_as_legacy_graph_did(graph: tf.Graph, name: str | None) -> None:
     scope = graph.get_name_scope()
     own = name or "Variable"
     graph.unique_name(f"{scope}/{own}" if scope else own, mark_as_used=True)
+
+
+def _eager_table(record: TableRecord):
+    """A new table for ``record``, saved by name through ``checkpoint_var_list``."""
+    if record.empty_key is None:
+        return lookup_ops.MutableHashTable(
+            record.key_dtype,
+            record.value_dtype,
+            record.default_value,
+            name=record.name,
+            checkpoint=False,
+        )
+    return lookup_ops.DenseHashTable(
+        record.key_dtype,
+        record.value_dtype,
+        record.default_value,
+        empty_key=record.empty_key,
+        deleted_key=record.deleted_key,
+        initial_num_buckets=record.initial_num_buckets,
+        name=record.name,
+        checkpoint=False,
+    )
