@@ -108,6 +108,10 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.canned.MetricKeys",
         "estimator.canned.PredictionKeys",
         "estimator.canned._Head",
+        "estimator.canned._binary_logistic_head_with_sigmoid_cross_entropy_loss",
+        "estimator.canned._binary_logistic_or_multi_class_head",
+        "estimator.canned._multi_class_head_with_softmax_cross_entropy_loss",
+        "estimator.canned._regression_head",
         "estimator.canned.get_optimizer_instance",
         "estimator.CheckpointSaverHook",
         "estimator.CheckpointSaverListener",
@@ -146,6 +150,8 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.VocabInfo",
         "estimator.WarmStartSettings",
         "estimator.add_metrics",
+        "estimator.experimental",
+        "estimator.experimental.LinearSDCA",
         "estimator.train_and_evaluate",
         "estimator.v1",
         *TWO_FLAVOURS,  # the canned estimators, in both flavours
@@ -231,6 +237,7 @@ RUNTIME_MODULES = frozenset(
     {
         "estimator",
         "estimator.canned",
+        "estimator.experimental",
         "estimator.export",
         "estimator.inputs",
         "estimator.tpu",
@@ -272,6 +279,7 @@ RUNTIME_ALIASES = {
     "estimator.inputs": "tf_estimator_inputs",
     "estimator.tpu": "tf_estimator_tpu",
     "estimator.canned": "tf_estimator_canned",
+    "estimator.experimental": "tf_estimator_experimental",
     "estimator.v1": "tf_estimator_v1",
     "npu": "npu_runtime",
     "npu.npu_ops": "npu_ops",
@@ -514,6 +522,10 @@ RUNTIME_REPLACEMENTS.update(
         for module, names in _PRIVATE_CANNED_MODULES.items()
         for name in names
     }
+)
+# LinearSDCA, which tensorflow-estimator defined in canned.linear for both flavours.
+RUNTIME_REPLACEMENTS["tensorflow_estimator.python.estimator.canned.linear.LinearSDCA"] = (
+    "estimator.experimental.LinearSDCA"
 )
 # TF 1's classes in the same modules (TF 1.x reached them under tensorflow.python too).
 RUNTIME_REPLACEMENTS.update(

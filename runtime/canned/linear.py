@@ -13,6 +13,8 @@ from runtime.calls.mode_keys import ModeKeys
 from runtime.canned.heads import RegressionHead, classification_head
 from runtime.canned.inputs import require_features_dict, require_v2_columns
 from runtime.canned.optimizers import keras_optimizer
+from runtime.canned.partitions import parts
+from runtime.canned.sdca import LinearSDCA, check_arguments, loss_type_of
 from runtime.engine.estimator import Estimator
 
 # The learning rate of an optimizer named by a string, and the most the default
@@ -134,14 +136,27 @@ def zero_fraction(variables):
         return tf.identity(fraction, name="zero_fraction_or_nan")
 
 
+def summarized_linear_model(features, feature_columns, units, sparse_combiner, name):
+    """The linear model and its logits, with the bias and zero-weight summaries."""
+    model = LinearModel(feature_columns, units, sparse_combiner, name=name)
+    logits = model(features)
+    bias_parts = parts(model.bias)
+    weights = [
+        part
+        for variable in model.variables
+        for part in parts(variable)
+        if all(part is not bias for bias in bias_parts)
+    ]
+    weight_summaries(bias_parts[0], weights, units)
+    return model, logits
+
+
 def linear_logits(features, feature_columns, units, sparse_combiner):
     """The logits and the model's variables, with the bias and zero-weight summaries."""
     require_v2_columns(feature_columns)
-    model = LinearModel(feature_columns, units, sparse_combiner, name="linear/linear_model")
-    logits = model(features)
-    bias = model.bias
-    weights = [variable for variable in model.variables if variable is not bias]
-    weight_summaries(bias, weights, units)
+    model, logits = summarized_linear_model(
+        features, feature_columns, units, sparse_combiner, name="linear/linear_model"
+    )
     return logits, model.variables
 
 
@@ -168,6 +183,10 @@ def default_optimizer(feature_columns):
 def linear_model_fn(features, labels, mode, head, feature_columns, optimizer, sparse_combiner):
     """The model_fn of the linear estimators."""
     require_features_dict(features)
+    if isinstance(optimizer, LinearSDCA):
+        return sdca_model_fn(
+            features, labels, mode, head, feature_columns, optimizer, name="linear/linear_model"
+        )
     logits, variables = linear_logits(
         features, feature_columns, head.logits_dimension, sparse_combiner
     )
@@ -184,6 +203,34 @@ def linear_model_fn(features, labels, mode, head, feature_columns, optimizer, sp
         trainable_variables=variables,
         logits=logits,
     )
+
+
+def sdca_model_fn(features, labels, mode, head, feature_columns, optimizer, *, name):
+    """The model_fn of a linear model trained by ``LinearSDCA``: TF's train op then
+    its chief hook's update of the weights from their unshrunk twins, in one op."""
+    model, logits = summarized_linear_model(features, feature_columns, 1, "sum", name=name)
+    if mode != ModeKeys.TRAIN:
+        return head.create_estimator_spec(
+            features=features, mode=mode, labels=labels, logits=logits
+        )
+    sdca_model, train_op = optimizer.get_train_step(
+        model.layer._state_manager,
+        head._weight_column,
+        loss_type_of(head),
+        feature_columns,
+        features,
+        labels,
+        model.bias,
+        tf.compat.v1.train.get_global_step(),
+    )
+    spec = head.create_estimator_spec(
+        features=features,
+        mode=mode,
+        labels=labels,
+        train_op_fn=lambda unused_loss: train_op,
+        logits=logits,
+    )
+    return spec._replace(train_op=sdca_model.update_weights(spec.train_op))
 
 
 class LinearEstimator(Estimator):
@@ -226,6 +273,7 @@ class LinearClassifier(LinearEstimator):
         loss_reduction=tf_keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
         sparse_combiner="sum",
     ):
+        check_arguments(optimizer, feature_columns, sparse_combiner, n_classes=n_classes)
         super().__init__(
             classification_head(n_classes, weight_column, label_vocabulary, loss_reduction),
             feature_columns,
@@ -250,6 +298,9 @@ class LinearRegressor(LinearEstimator):
         loss_reduction=tf_keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
         sparse_combiner="sum",
     ):
+        check_arguments(
+            optimizer, feature_columns, sparse_combiner, label_dimension=label_dimension
+        )
         head = RegressionHead(
             label_dimension=label_dimension,
             weight_column=weight_column,

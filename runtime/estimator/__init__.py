@@ -26,7 +26,7 @@ from runtime.engine.estimator import Estimator
 from runtime.engine.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from runtime.engine.run_config import RunConfig
 from runtime.engine.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
-from runtime.estimator import export, inputs
+from runtime.estimator import experimental, export, inputs
 from runtime.estimator.extenders import add_metrics
 from runtime.saving import checkpoints
 from runtime.saving.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
@@ -110,6 +110,7 @@ __all__ = [
     "VocabInfo",
     "WarmStartSettings",
     "add_metrics",
+    "experimental",
     "export",
     "inputs",
     "train_and_evaluate",

@@ -2,9 +2,9 @@
 (numeric, bucketized, vocabulary-list indicator, hashed embedding, crossed
 embedding), a three-class DNNClassifier with a label vocabulary and dropout, and a
 DNNRegressor with a weight column and the Adam optimizer by name, and the
-variants of ESTIMATORS (linear, wide & deep, baseline, batch norm, warm-started
-from another model, the heads with their options, sparse multi-label labels, TF
-1.15's contrib heads). For each:
+variants of ESTIMATORS (linear, also trained by SDCA, wide & deep, baseline, batch
+norm, warm-started from another model, the heads with their options, sparse
+multi-label labels, TF 1.15's contrib heads). For each:
 per-step scalar summaries (the loss, the layers' zero fractions), the evaluate
 dict (every metric key), predictions, every variable by name, and the exported
 SavedModel served on tf.Examples. Run under both interpreters; the outputs must
@@ -59,6 +59,14 @@ FEATURES = {
     "occupation": OCCUPATION,
     "weight": WEIGHT,
 }
+# Each row's id, which LinearSDCA keys its per-example state by.
+EXAMPLE_ID = np.array([f"person-{i}" for i in range(ROWS)])
+# SDCA's kernel (SdcaOptimizerV2) visits a batch's examples in an order drawn from
+# std::random_device, so that TensorFlow's own runs of a batch of many examples
+# differ from each other; the SDCA models (named *sdca*) train on one example per
+# step, the first SDCA_ROWS rows, each seen twice in 12 steps (the second visit
+# starts from the example's state the table kept).
+SDCA_ROWS = 6
 
 
 def columns():
@@ -145,8 +153,8 @@ def _labeled(features, labels, *, batch_size: int, shuffle: bool, repeat: bool):
     return dataset
 
 
-def input_fn(labels, features, shuffle=True):
-    return lambda: _labeled(features, labels, batch_size=8, shuffle=shuffle, repeat=True)
+def input_fn(labels, features, shuffle=True, batch_size=8):
+    return lambda: _labeled(features, labels, batch_size=batch_size, shuffle=shuffle, repeat=True)
 
 
 def eval_input_fn(labels, features):
@@ -221,12 +229,27 @@ def plain(value):
     return value.tolist()
 
 
+def saved_value(est, name: str):
+    """A variable's value; of a hash table's buckets (``<table>-keys``, ``-values``),
+    the filled rows and where they are."""
+    value = np.asarray(est.get_variable_value(name))
+    if not name.endswith(("-keys", "-values")):
+        return plain(value)
+    filled = np.nonzero(np.any(value != 0, axis=1))[0]
+    return {"buckets": len(value), "rows": filled.tolist(), "filled": plain(value[filled])}
+
+
 def run(name, make_estimator, labels, feature_names=None, *, model_dir) -> dict:
     """Trains, evaluates, predicts and exports; with ``feature_names``, on those
     features only."""
     features = {k: v for k, v in FEATURES.items() if k in (feature_names or FEATURES)}
     est = make_estimator(os.path.join(model_dir, name))
-    est.train(input_fn(labels, features), steps=12)
+    if "sdca" in name:
+        sdca_features = {k: v[:SDCA_ROWS] for k, v in features.items()}
+        sdca_features["example_id"] = EXAMPLE_ID[:SDCA_ROWS]
+        est.train(input_fn(labels[:SDCA_ROWS], sdca_features, batch_size=1), steps=12)
+    else:
+        est.train(input_fn(labels, features), steps=12)
     metrics = est.evaluate(eval_input_fn(labels, features))
     predictions = [
         {_key(k): plain(v) for k, v in p.items()} for p in est.predict(predict_input_fn(features))
@@ -243,7 +266,7 @@ def run(name, make_estimator, labels, feature_names=None, *, model_dir) -> dict:
         "summaries": scalar_summaries(est.model_dir),
         "evaluate": {k: plain(v) for k, v in sorted(metrics.items())},
         "predictions": predictions,
-        "variables": {n: plain(est.get_variable_value(n)) for n in est.get_variable_names()},
+        "variables": {n: saved_value(est, n) for n in est.get_variable_names()},
         "served": served(export_dir.decode() if isinstance(export_dir, bytes) else export_dir),
     }
 
@@ -353,6 +376,30 @@ ESTIMATORS = {
     ),
     "linear_regression": (
         lambda d: estimator.LinearRegressor(linear_columns(), model_dir=d, config=config()),
+        SPEND,
+    ),
+    "linear_sdca_binary": (
+        lambda d: estimator.LinearClassifier(
+            linear_columns(),
+            model_dir=d,
+            weight_column="weight",
+            optimizer=estimator.experimental.LinearSDCA(
+                "example_id",
+                num_table_shards=2,
+                symmetric_l1_regularization=0.05,
+                symmetric_l2_regularization=2.0,
+            ),
+            config=config(),
+        ),
+        INCOME,
+    ),
+    "linear_sdca_regression": (
+        lambda d: estimator.LinearRegressor(
+            linear_columns(),
+            model_dir=d,
+            optimizer=estimator.experimental.LinearSDCA("example_id"),
+            config=config(),
+        ),
         SPEND,
     ),
     "baseline_binary": (
@@ -680,6 +727,17 @@ ESTIMATORS = {
             config=config(),
         ),
         SPEND,
+    ),
+    "v1_linear_sdca_binary": (
+        lambda d: estimator_v1.LinearClassifier(
+            linear_columns(),
+            model_dir=d,
+            optimizer=estimator.experimental.LinearSDCA(
+                "example_id", symmetric_l1_regularization=0.1, symmetric_l2_regularization=4.0
+            ),
+            config=config(),
+        ),
+        INCOME,
     ),
     "v1_multi_label_head": (
         lambda d: estimator_v1.DNNEstimator(

@@ -108,6 +108,10 @@ class V1Head(Head):
     def logits_dimension(self):
         return self._head.logits_dimension
 
+    @property
+    def _weight_column(self):
+        return self._head._weight_column
+
     def _summary_key(self, key: str) -> str:
         return f"{key}/{self.name}" if self.name else key
 

@@ -9,43 +9,41 @@ from tensorflow.python.feature_column import feature_column_lib
 from runtime.canned.inputs import require_features_dict
 from runtime.canned.linear import (
     LEARNING_RATE,
-    LinearModel,
     default_learning_rate,
+    sdca_model_fn,
+    summarized_linear_model,
     weight_summaries,
 )
+from runtime.canned.partitions import parts
+from runtime.canned.sdca import LinearSDCA, check_arguments
 from runtime.canned.v1.head import classification_head, regression_head
 from runtime.canned.v1.optimizers import get_optimizer_instance
 from runtime.engine.estimator import Estimator
-
-
-def _parts(variable) -> list:
-    """A variable, or the parts of a partitioned one."""
-    if isinstance(variable, tf.Variable | tf.Tensor):
-        return [variable]
-    return list(variable)
 
 
 def linear_logits(features, feature_columns, units: int, sparse_combiner: str):
     """The logits, with the bias and zero-weight summaries: Keras's linear model for
     v2 columns, the v1 ``_LinearModel`` otherwise, as TF 1's canned models chose."""
     if feature_column_lib.is_feature_column_v2(feature_columns):
-        model = LinearModel(feature_columns, units, sparse_combiner, name="linear_model")
-        logits = model(features)
-        bias = model.bias
-        weights = [part for v in model.variables for part in _parts(v)]
-    else:
-        model = feature_column_v1._LinearModel(
-            feature_columns=feature_columns,
-            units=units,
-            sparse_combiner=sparse_combiner,
-            name="linear_model",
+        _, logits = summarized_linear_model(
+            features, feature_columns, units, sparse_combiner, name="linear_model"
         )
-        logits = model(features)
-        variables = model.cols_to_vars()
-        bias = variables.pop("bias")
-        weights = [part for v in variables.values() for part in _parts(v)]
-    bias_parts = _parts(bias)
-    weights = [part for part in weights if all(part is not b for b in bias_parts)]
+        return logits
+    model = feature_column_v1._LinearModel(
+        feature_columns=feature_columns,
+        units=units,
+        sparse_combiner=sparse_combiner,
+        name="linear_model",
+    )
+    logits = model(features)
+    variables = model.cols_to_vars()
+    bias_parts = parts(variables.pop("bias"))
+    weights = [
+        part
+        for v in variables.values()
+        for part in parts(v)
+        if all(part is not b for b in bias_parts)
+    ]
     weight_summaries(bias_parts[0], weights, units)
     return logits
 
@@ -75,6 +73,10 @@ def linear_model_fn(
     with tf.compat.v1.variable_scope(
         "linear", values=tuple(features.values()), partitioner=partitioner
     ):
+        if isinstance(optimizer, LinearSDCA):
+            return sdca_model_fn(
+                features, labels, mode, head, feature_columns, optimizer, name="linear_model"
+            )
         logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
         optimizer = get_optimizer_instance(
             optimizer or default_optimizer(feature_columns), learning_rate=LEARNING_RATE
@@ -133,6 +135,7 @@ class LinearClassifier(LinearEstimator):
         loss_reduction=tf.compat.v1.losses.Reduction.SUM,
         sparse_combiner="sum",
     ):
+        check_arguments(optimizer, feature_columns, sparse_combiner, n_classes=n_classes)
         super().__init__(
             classification_head(n_classes, weight_column, label_vocabulary, loss_reduction),
             feature_columns,
@@ -159,6 +162,9 @@ class LinearRegressor(LinearEstimator):
         loss_reduction=tf.compat.v1.losses.Reduction.SUM,
         sparse_combiner="sum",
     ):
+        check_arguments(
+            optimizer, feature_columns, sparse_combiner, label_dimension=label_dimension
+        )
         super().__init__(
             regression_head(
                 label_dimension=label_dimension,
