@@ -423,9 +423,26 @@ _REPLICATE_INSTEAD = (
     "RunConfig(train_distribute=tf.distribute.MirroredStrategy(devices)): the runtime "
     "calls model_fn in every replica and averages the gradients across them"
 )
+# tests/test_boosted_trees_gap.py checks the first claim on both TensorFlows.
+_BOOSTED_TREES_INSTEAD = (
+    "TensorFlow 2.16+ cannot run the boosted-trees estimators: its BoostedTrees* ops "
+    "have no kernels, as in TF 2.15, and tensorflow-estimator dropped the estimators "
+    "in 2.9; train the trees with a gradient-boosting library instead, such as "
+    "TensorFlow Decision Forests, XGBoost or LightGBM"
+)
 # What to write instead of a name with no faithful target (by qualified legacy name
 # or runtime canonical name): the suggestion of its diagnostic.
 INSTEAD = {
+    **{
+        f"estimator.{name}": _BOOSTED_TREES_INSTEAD
+        for name in (
+            "BoostedTreesClassifier",
+            "BoostedTreesRegressor",
+            "BoostedTreesEstimator",
+            "experimental.boosted_trees_classifier_train_in_memory",
+            "experimental.boosted_trees_regressor_train_in_memory",
+        )
+    },
     "tensorflow.contrib.estimator.replicate_model_fn": _REPLICATE_INSTEAD,
     "tensorflow.contrib.estimator.TowerOptimizer": _REPLICATE_INSTEAD,
     "npu.hccl_ops.broadcast": (
