@@ -73,6 +73,7 @@ MODELS = (
     "wide_deep_binary",
     "wide_deep_multi_class",
     "wide_deep_regression",
+    "wide_deep_regression_vocabulary_file",
     "baseline_binary",
     "baseline_multi_class",
     "baseline_regression",
@@ -266,6 +267,7 @@ WITH_A_HEAD = {
     "regression_warm_started": ("dnn", "regression"),
     "regression_added_metrics": ("dnn", "added_metrics"),
     "multi_head": ("dnn", "multi_head"),
+    "wide_deep_regression_vocabulary_file": ("wide_deep", "regression"),
     # trained by LinearSDCA (one example per step: tests/programs/canned_estimators.py)
     "linear_sdca_binary": ("linear", "binary"),
     "linear_sdca_regression": ("linear", "regression"),

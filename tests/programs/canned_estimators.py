@@ -1,6 +1,6 @@
 """The canned estimators with census-style feature columns: a binary DNNClassifier
 (numeric, bucketized, vocabulary-list indicator, hashed embedding, crossed
-embedding), a three-class DNNClassifier with a label vocabulary and dropout, and a
+embedding; elsewhere a vocabulary file's ids embedded, ids weighted by a feature), a three-class DNNClassifier with a label vocabulary and dropout, and a
 DNNRegressor with a weight column and the Adam optimizer by name, and the
 variants of ESTIMATORS (linear, also trained by SDCA, wide & deep, baseline, batch
 norm, warm-started from another model, the heads with their options, sparse
@@ -100,6 +100,43 @@ def linear_columns():
         ),
         fc.categorical_column_with_hash_bucket("occupation", 20),
         fc.crossed_column([age_buckets, "education"], 30),
+    ]
+
+
+def education_from_file(model_dir):
+    """Education ids from a vocabulary file, written beside the model."""
+    vocabulary = model_dir + "_education.txt"
+    os.makedirs(os.path.dirname(vocabulary), exist_ok=True)
+    with open(vocabulary, "w") as file:
+        file.write("\n".join(["Bachelors", "HS-grad", "Masters", "Doctorate"]) + "\n")
+    return tf.feature_column.categorical_column_with_vocabulary_file(
+        "education", vocabulary, vocabulary_size=4, num_oov_buckets=1
+    )
+
+
+def vocabulary_file_columns(model_dir):
+    """The vocabulary file's ids embedded; occupation ids weighted by each row's
+    weight, as an indicator; hours."""
+    fc = tf.feature_column
+    occupation = fc.categorical_column_with_vocabulary_list(
+        "occupation", ["Tech", "Sales", "Craft", "Admin", "Farming"]
+    )
+    return [
+        fc.embedding_column(education_from_file(model_dir), dimension=3),
+        fc.indicator_column(fc.weighted_categorical_column(occupation, "weight")),
+        fc.numeric_column("hours"),
+    ]
+
+
+def weighted_columns(model_dir):
+    """Hashed occupation ids weighted by each row's weight, the vocabulary file's ids
+    and age buckets, as a wide model takes them."""
+    fc = tf.feature_column
+    occupation = fc.categorical_column_with_hash_bucket("occupation", 20)
+    return [
+        fc.weighted_categorical_column(occupation, "weight"),
+        education_from_file(model_dir),
+        fc.bucketized_column(fc.numeric_column("age"), [25, 35, 45, 55]),
     ]
 
 
@@ -398,6 +435,16 @@ ESTIMATORS = {
             linear_columns(),
             model_dir=d,
             optimizer=estimator.experimental.LinearSDCA("example_id"),
+            config=config(),
+        ),
+        SPEND,
+    ),
+    "wide_deep_regression_vocabulary_file": (
+        lambda d: estimator.DNNLinearCombinedRegressor(
+            linear_feature_columns=weighted_columns(d),
+            dnn_feature_columns=vocabulary_file_columns(d),
+            dnn_hidden_units=[4],
+            model_dir=d,
             config=config(),
         ),
         SPEND,
