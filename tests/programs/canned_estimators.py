@@ -444,6 +444,7 @@ ESTIMATORS = {
             linear_feature_columns=weighted_columns(d),
             dnn_feature_columns=vocabulary_file_columns(d),
             dnn_hidden_units=[4],
+            batch_norm=True,
             model_dir=d,
             config=config(),
         ),
