@@ -240,23 +240,15 @@ class SDCAModel:
         with tf.compat.v1.name_scope(None, "sdca/minimize"):
             example_ids = gen_sdca_ops.sdca_fprint(tf.convert_to_tensor(self._example_ids))
             states = self._table.lookup(example_ids)
-            unique_ids, gathered, scatters = [], [], []
+            unique_ids, placements = [], []
             for unshrunk, sparse in zip(
                 self._unshrunk["sparse"], self._sparse_features, strict=True
             ):
                 ids = tf.cast(tf.unique(tf.cast(sparse.feature_indices, tf.int32))[0], tf.int64)
                 unique_ids.append(ids)
-                if is_partitioned(unshrunk):
-                    placement = _Placement(unshrunk, ids)
-                    gathered.append(placement.gather())
-                    scatters.append(placement.scatter_add)
-                else:
-                    gathered.append(tf.compat.v1.gather(tf.convert_to_tensor(unshrunk), ids))
-                    scatters.append(
-                        lambda update, w=unshrunk, ids=ids: [
-                            tf.compat.v1.scatter_add(w, ids, update)
-                        ]
-                    )
+                kind = _Placement if is_partitioned(unshrunk) else _Whole
+                placements.append(kind(unshrunk, ids))
+            gathered = [placement.gather() for placement in placements]
             new_states, sparse_updates, dense_updates = gen_sdca_ops.sdca_optimizer_v2(
                 [f.example_indices for f in self._sparse_features],
                 [f.feature_indices for f in self._sparse_features],
@@ -277,8 +269,8 @@ class SDCAModel:
             )
             with tf.control_dependencies([new_states, *self._summarized]):
                 updates = [self._table.insert(example_ids, new_states)]
-                for scatter, update in zip(scatters, sparse_updates, strict=True):
-                    updates += scatter(update)
+                for placement, update in zip(placements, sparse_updates, strict=True):
+                    updates += placement.scatter_add(update)
                 for unshrunk, update in zip(self._unshrunk["dense"], dense_updates, strict=True):
                     updates += _assign_add(unshrunk, update)
             with tf.control_dependencies(updates):
@@ -320,6 +312,20 @@ def _assign_add(unshrunk, update) -> list:
         return [tf.compat.v1.assign_add(unshrunk, update)]
     updates = tf.split(update, num_or_size_splits=[part.shape.as_list()[0] for part in unshrunk])
     return [tf.compat.v1.assign_add(part, u) for part, u in zip(unshrunk, updates, strict=True)]
+
+
+class _Whole:
+    """A batch's feature ids in a weight of one part: its rows."""
+
+    def __init__(self, variable, ids):
+        self._variable = variable
+        self._ids = ids
+
+    def gather(self):
+        return tf.compat.v1.gather(tf.convert_to_tensor(self._variable), self._ids)
+
+    def scatter_add(self, update) -> list:
+        return [tf.compat.v1.scatter_add(self._variable, self._ids, update)]
 
 
 class _Placement:
