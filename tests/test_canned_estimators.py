@@ -405,12 +405,18 @@ def test_losses_metrics_predictions_serving_and_variables_match(runs, model):
 MIXED_RACES = ("approximate_duality_gap", "linear/approximate_duality_gap")
 
 
-# A DNN with Adam's slots, wide & deep on a vocabulary file and weighted ids, TF 1's
-# linear model (partitioned variables), and SDCA (its tables of example states).
+# A model of each family and flavour (the ones bit for bit on TF 2.21): a DNN with
+# Adam's slots, wide & deep on a vocabulary file and weighted ids and with three
+# classes, the linear models (TF 1's with partitioned variables), the baseline, TF
+# 1's DNN with batch norm, and SDCA (its tables of example states).
 RESUMED = (
     "regression",
     "wide_deep_regression_vocabulary_file",
+    "wide_deep_multi_class",
+    "linear_regression",
     "v1_linear_regression",
+    "baseline_regression",
+    "v1_regression",
     "linear_sdca_regression",
 )
 
