@@ -289,9 +289,6 @@ RACY_SUMMARIES = (
     "fraction_of_zero_weights",
     "linear/bias",
     "linear/fraction_of_zero_weights",
-    # LinearSDCA's count of the examples its table holds, raced with the insert
-    "examples_seen",
-    "linear/examples_seen",
 )
 
 

@@ -382,9 +382,6 @@ def test_losses_metrics_predictions_serving_and_variables_match(runs, model):
     runtime_summaries, legacy_summaries = _without_racy_reads(
         runtime["summaries"], legacy["summaries"], check=model not in DRIFTING
     )
-    for tag in MIXED_RACES:
-        if tag in runtime["summaries"]:
-            assert math.isnan(runtime["summaries"][tag][0][1]), tag  # read before the insert
     if model in AMPLIFIED:
         assert_equal_until_the_onset(runtime_summaries, legacy_summaries, what=model)
         for part in ("evaluate", "predictions", "served", "variables"):
@@ -394,15 +391,6 @@ def test_losses_metrics_predictions_serving_and_variables_match(runs, model):
     assert_same(runtime_summaries, legacy_summaries, what=f"{model}/summaries", rtol=rtol)
     for part in ("evaluate", "predictions", "served", "variables"):
         assert_same(runtime[part], legacy[part], what=f"{model}/{part}", rtol=rtol)
-
-
-# LinearSDCA's duality gap reads the examples' table and every weight, each of
-# which TF 1's Session raced with the step's updates: a lost race mixes values from
-# before and after them (three legacy runs of linear_sdca_binary gave three series,
-# one gave a number at the first step, the table read after the insert). The runtime
-# reads everything before the updates (its first value is NaN: an empty table);
-# compared by steps.
-MIXED_RACES = ("approximate_duality_gap", "linear/approximate_duality_gap")
 
 
 # A model of each family and flavour (the ones bit for bit on TF 2.21): a DNN with
@@ -445,19 +433,14 @@ def test_a_model_dir_trains_on_under_the_other_side(runs, tmp_path, model, first
 
 def _without_racy_reads(actual: dict, expected: dict, *, check: bool) -> tuple[dict, dict]:
     """The summaries but the linear models' racy reads, which are checked by
-    harness.assert_racy_reads (``check``; else only by their steps), and SDCA's
-    mixed races, checked by their steps."""
-    for tag in RACY_SUMMARIES + MIXED_RACES:
+    harness.assert_racy_reads (``check``; else only by their steps)."""
+    for tag in RACY_SUMMARIES:
         if tag in expected:
-            if check and tag in RACY_SUMMARIES:
+            if check:
                 assert_racy_reads(actual[tag], expected[tag], what=tag)
             assert [s for s, _ in actual[tag]] == [s for s, _ in expected[tag]], tag
     return tuple(
-        {
-            tag: series
-            for tag, series in summaries.items()
-            if tag not in RACY_SUMMARIES + MIXED_RACES
-        }
+        {tag: series for tag, series in summaries.items() if tag not in RACY_SUMMARIES}
         for summaries in (actual, expected)
     )
 

@@ -312,6 +312,19 @@ def config():
     return estimator.RunConfig(tf_random_seed=7, save_summary_steps=1)
 
 
+def sdca_config():
+    """``config()`` with one inter-op thread. In each step TF 1's Session ran SDCA's
+    reads of the weights and of its table (for the loss and the duality gap) beside
+    the chief hook's update of them, with no order between them: on a busy machine
+    some reads came after the update. With one thread it runs them in one order,
+    the reads first, as the runtime does."""
+    return estimator.RunConfig(
+        tf_random_seed=7,
+        save_summary_steps=1,
+        session_config=tf.compat.v1.ConfigProto(inter_op_parallelism_threads=1),
+    )
+
+
 def added_metrics(labels, predictions, features, config):
     """A metric_fn for tf.estimator.add_metrics: a v1 metric and a Keras metric on
     the model's predictions, one from the config, and the head's own label/mean
@@ -426,7 +439,7 @@ ESTIMATORS = {
                 symmetric_l1_regularization=0.05,
                 symmetric_l2_regularization=2.0,
             ),
-            config=config(),
+            config=sdca_config(),
         ),
         INCOME,
     ),
@@ -435,7 +448,7 @@ ESTIMATORS = {
             linear_columns(),
             model_dir=d,
             optimizer=estimator.experimental.LinearSDCA("example_id"),
-            config=config(),
+            config=sdca_config(),
         ),
         SPEND,
     ),
@@ -446,7 +459,7 @@ ESTIMATORS = {
             dnn_hidden_units=[4],
             batch_norm=True,
             model_dir=d,
-            config=config(),
+            config=sdca_config(),
         ),
         SPEND,
     ),
@@ -783,7 +796,7 @@ ESTIMATORS = {
             optimizer=estimator.experimental.LinearSDCA(
                 "example_id", symmetric_l1_regularization=0.1, symmetric_l2_regularization=4.0
             ),
-            config=config(),
+            config=sdca_config(),
         ),
         INCOME,
     ),
