@@ -140,14 +140,7 @@ def summarized_linear_model(features, feature_columns, units, sparse_combiner, n
     """The linear model and its logits, with the bias and zero-weight summaries."""
     model = LinearModel(feature_columns, units, sparse_combiner, name=name)
     logits = model(features)
-    bias_parts = parts(model.bias)
-    weights = [
-        part
-        for variable in model.variables
-        for part in parts(variable)
-        if all(part is not bias for bias in bias_parts)
-    ]
-    weight_summaries(bias_parts[0], weights, units)
+    weight_summaries(model.bias, model.variables, units)
     return model, logits
 
 
@@ -160,9 +153,18 @@ def linear_logits(features, feature_columns, units, sparse_combiner):
     return logits, model.variables
 
 
-def weight_summaries(bias, weights, units: int) -> None:
+def weight_summaries(bias, variables, units: int) -> None:
     """The bias (a scalar for one unit, else a histogram) and the fraction of zero
-    weights, as TF summarized a linear model."""
+    weights among the model's other ``variables``, as TF summarized a linear model
+    (partitioned ones part by part)."""
+    bias_parts = parts(bias)
+    weights = [
+        part
+        for variable in variables
+        for part in parts(variable)
+        if all(part is not bias_part for bias_part in bias_parts)
+    ]
+    bias = bias_parts[0]
     if units > 1:
         tf.compat.v1.summary.histogram("bias", bias)
     else:

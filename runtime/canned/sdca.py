@@ -332,11 +332,11 @@ class _Placement:
     """Where a batch's feature ids fall in a partitioned weight: the part (ids are
     split into contiguous ranges, the first parts one longer) and the row in it."""
 
-    def __init__(self, parts: list, ids):
-        self._parts = parts
-        count = len(parts)
+    def __init__(self, variable_parts: list, ids):
+        self._parts = variable_parts
+        count = len(variable_parts)
         flat_ids = tf.reshape(ids, [-1])
-        rows = sum(part.shape[0] for part in parts)
+        rows = sum(part.shape[0] for part in variable_parts)
         total = tf.constant(rows, flat_ids.dtype)
         per_part = total // count
         extras = total % count

@@ -14,7 +14,6 @@ from runtime.canned.linear import (
     summarized_linear_model,
     weight_summaries,
 )
-from runtime.canned.partitions import parts
 from runtime.canned.sdca import LinearSDCA, check_arguments
 from runtime.canned.v1.head import classification_head, regression_head
 from runtime.canned.v1.optimizers import get_optimizer_instance
@@ -37,14 +36,7 @@ def linear_logits(features, feature_columns, units: int, sparse_combiner: str):
     )
     logits = model(features)
     variables = model.cols_to_vars()
-    bias_parts = parts(variables.pop("bias"))
-    weights = [
-        part
-        for v in variables.values()
-        for part in parts(v)
-        if all(part is not b for b in bias_parts)
-    ]
-    weight_summaries(bias_parts[0], weights, units)
+    weight_summaries(variables.pop("bias"), variables.values(), units)
     return logits
 
 
