@@ -3,11 +3,11 @@ multi-process tests: free ports, a task started with its TF_CONFIG and its
 output in a log file, and a bounded wait for it."""
 
 import json
-import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
+
+from sides import RUNTIME, Side
 
 TIMEOUT_SECS = 300
 
@@ -27,19 +27,22 @@ def addresses(count: int) -> list[str]:
 
 
 def start(
-    program: Path, args: list[str], *, tf_config: dict | None, log: Path, python=sys.executable
+    program: Path, args: list[str], *, tf_config: dict | None, log: Path, side: Side = RUNTIME
 ) -> subprocess.Popen:
-    """Runs ``program args`` with ``tf_config`` as TF_CONFIG (none: a local run),
-    its output going to ``log`` and its temporary files to a directory of its own."""
+    """Runs ``program args`` as ``side`` runs it, with ``tf_config`` as TF_CONFIG (none:
+    a local run), its output going to ``log`` and its temporary files to a directory
+    of its own."""
     scratch = log.with_suffix(".tmp")
     scratch.mkdir()
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", TMPDIR=str(scratch))
-    env.pop("TF_CONFIG", None)
+    env = side.env(TMPDIR=str(scratch))
     if tf_config is not None:
         env["TF_CONFIG"] = json.dumps(tf_config)
     with log.open("w") as output:
         return subprocess.Popen(
-            [str(python), str(program), *args], env=env, stdout=output, stderr=subprocess.STDOUT
+            [*side.interpreter, str(program), *args],
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
         )
 
 

@@ -1,33 +1,24 @@
-"""Equivalence harness: run a legacy program under TF 2.15 + tensorflow-estimator
-and its migrated twin under the runtime on TF 2.21, then compare their traces.
+"""Equivalence harness: runs a fixture program as each side runs it
+(``tests/sides.py``: the legacy program on TF 2.15 and on TF 2.21, the migrated one
+on the runtime) and compares what the runs wrote.
 
-Both sides always really run; nothing is recorded ahead of time.
+Every side always really runs; nothing is recorded ahead of time.
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import itertools
 import json
-import os
 import subprocess
-import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from kernel_drift import assert_equal_until_the_drift, drift_bound
+from sides import REFERENCE, REPO, RUNTIME, Side
 
-from migrator.dialect import TF1, tensorflow_dialect
-
-REPO = Path(__file__).resolve().parents[1]
-MAIN_PYTHON = Path(sys.executable)
-LEGACY_PYTHON = Path(os.environ.get("LEGACY_PYTHON", REPO / ".venv-legacy" / "bin" / "python"))
 FIXTURES = REPO / "fixtures" / "equivalence"
-RUN_LEGACY = REPO / "tests" / "standins" / "run_legacy.py"
-# Replays a legacy run's saved graph in a plain Session (reference runs, kernel drift)
-LEGACY_GRAPH_REPLAY = REPO / "tests" / "programs" / "legacy_graph_replay.py"
 
 
 @dataclasses.dataclass
@@ -36,7 +27,7 @@ class Trace:
 
     data: dict
     arrays: dict
-    out: Path  # the run's output directory (exports live under it)
+    out: Path  # the run's output directory (exports and the model_dir live under it)
 
     @classmethod
     def load(cls, out: Path) -> Trace:
@@ -47,137 +38,62 @@ class Trace:
         return cls(data, arrays, out)
 
 
-def program_env(*, legacy: bool) -> dict:
-    """The environment both sides run in: CPU only, the repository importable, and
-    no tf-keras selection on the legacy side (TF 2.15 ships Keras 2)."""
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(REPO),
-        TF_CPP_MIN_LOG_LEVEL="2",
-        CUDA_VISIBLE_DEVICES="",
-        TF_ENABLE_ONEDNN_OPTS="1",
-    )
-    if legacy:
-        env.pop("TF_USE_LEGACY_KERAS", None)
-    return env
-
-
-def run_program(program: Path, out: Path, *, legacy: bool, args=(), timeout=600) -> Trace:
-    """Runs a fixture program with the right interpreter and returns its trace."""
+def run_program(program: Path, out: Path, *, side: Side, args=(), timeout=600) -> Trace:
+    """Runs a fixture program as ``side`` runs it and returns its trace."""
     result = subprocess.run(
-        [*program_command(program, legacy=legacy), "--out", str(out), *args],
+        [*side.command(program), "--out", str(out), *args],
         cwd=REPO,
-        env=program_env(legacy=legacy),
+        env=side.env(),
         capture_output=True,
         text=True,
         timeout=timeout,
     )
     if result.returncode != 0:
-        side = "legacy" if legacy else "migrated"
         raise AssertionError(
-            f"{side} program {program} failed ({result.returncode}):\n{result.stderr[-6000:]}"
+            f"{side.name} program {program} failed ({result.returncode}):\n{result.stderr[-6000:]}"
         )
     return Trace.load(out)
 
 
 def side_by_side_records(program: Path, model_dir: Path, args=()) -> tuple:
-    """``(legacy, runtime)``: the JSON a test program prints when run as
-    ``program legacy|runtime MODEL_DIR [ARGS]`` under each interpreter."""
-    return (
-        program_record(LEGACY_PYTHON, program, "legacy", model_dir / "legacy", args),
-        program_record(MAIN_PYTHON, program, "runtime", model_dir / "runtime", args),
+    """``(reference, runtime)``: the JSON a test program prints when run as
+    ``program legacy|runtime MODEL_DIR [ARGS]`` by the reference and the runtime side."""
+    return tuple(
+        program_record(side, program, model_dir / side.name, args) for side in (REFERENCE, RUNTIME)
     )
 
 
-def program_record(python: Path, program: Path, side: str, model_dir: Path, args=()) -> dict:
-    """The JSON ``program SIDE MODEL_DIR [ARGS]`` prints under ``python`` (the
-    runtime side also runs on TF 2.15: the legacy interpreter with the repository
-    importable and tf-keras installed)."""
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=str(REPO))
-    env.pop("TF_CONFIG", None)
+def program_record(side: Side, program: Path, model_dir: Path, args=()) -> dict:
+    """The JSON ``program legacy|runtime MODEL_DIR [ARGS]`` prints, run as ``side``."""
     result = subprocess.run(
-        [str(python), str(program), side, str(model_dir), *args],
+        [*side.interpreter, str(program), side.program_argument, str(model_dir), *args],
         capture_output=True,
         text=True,
-        env=env,
-        check=True,
+        env=side.env(TF_CPP_MIN_LOG_LEVEL="3"),
     )
+    assert result.returncode == 0, f"{side.name} {program.name}:\n{result.stderr[-6000:]}"
     return json.loads(result.stdout)
 
 
-# CPython 3.11's ast.parse is not safe in two threads at once (its AST conversion
-# keeps one recursion counter per interpreter: "SystemError: AST constructor
-# recursion depth mismatch", seen in a clean-clone CI run); run_sides' threads
-# parse one at a time.
-_PARSING = threading.Lock()
-
-
-def program_command(program: Path, *, legacy: bool) -> list[str]:
-    """How to run a program: a legacy one written for TF 1.x (``migrator.dialect``)
-    gets TF 1's API on TF 2.15 (``tests/standins/tf1_api.py``)."""
-    if not legacy:
-        return [str(MAIN_PYTHON), str(program)]
-    code = program.read_text()
-    with _PARSING:
-        tree = ast.parse(code)
-    if tensorflow_dialect(code, tree) == TF1:
-        return [str(LEGACY_PYTHON), str(RUN_LEGACY), "--tf1-api", str(program)]
-    return [str(LEGACY_PYTHON), str(program)]
-
-
-def run_sides(case: str, tmp: Path, runs: dict[str, tuple[bool, tuple]]) -> dict[str, Trace]:
+def run_sides(case: str, tmp: Path, runs: dict[str, tuple[Side, tuple]]) -> dict[str, Trace]:
     """Runs several invocations of a fixture in parallel.
 
-    ``runs`` maps a label to ``(legacy, args)``; the legacy side runs
-    ``legacy.py`` under TF 2.15, the other ``migrated.py`` under the runtime.
+    ``runs`` maps a label to ``(side, args)``; a side that runs the legacy program
+    runs ``legacy.py``, the runtime ``migrated.py``.
     """
     directory = FIXTURES / case
     with ThreadPoolExecutor(max_workers=len(runs)) as pool:
         futures = {
             label: pool.submit(
                 run_program,
-                directory / ("legacy.py" if legacy else "migrated.py"),
+                directory / ("legacy.py" if side.runs_legacy_program else "migrated.py"),
                 tmp / label,
-                legacy=legacy,
+                side=side,
                 args=args,
             )
-            for label, (legacy, args) in runs.items()
+            for label, (side, args) in runs.items()
         }
         return {label: future.result() for label, future in futures.items()}
-
-
-def run_pair(case: str, tmp: Path, args=()) -> tuple[Trace, Trace]:
-    """The legacy program on TF 2.15 and its migrated twin on the runtime."""
-    traces = run_sides(case, tmp, {"legacy": (True, tuple(args)), "migrated": (False, tuple(args))})
-    return traces["legacy"], traces["migrated"]
-
-
-def assert_close(legacy: Trace, migrated: Trace, *, rtol: float) -> None:
-    """Like :func:`assert_bit_identical`, each value within ``rtol`` of its own
-    magnitude (:func:`assert_relatively_close`)."""
-    pairs = [("per-step loss", migrated.data["losses"], legacy.data["losses"])]
-    assert migrated.data["eval"].keys() == legacy.data["eval"].keys()
-    pairs += [(k, migrated.data["eval"][k], v) for k, v in legacy.data["eval"].items()]
-    assert migrated.data["variables"] == legacy.data["variables"], "variable names"
-    for key in ("checkpoints", "loop_checkpoints", "extras", "exporter_versions"):
-        assert migrated.data.get(key) == legacy.data.get(key), key
-    for key in ("summaries", "loop_summaries", "eval_summaries"):
-        assert migrated.data[key].keys() == legacy.data[key].keys(), key
-        legacy_summaries, migrated_summaries = summaries_without_step_races(
-            legacy.data[key], migrated.data[key]
-        )
-        for tag, expected in legacy_summaries.items():
-            actual = migrated_summaries[tag]
-            assert [step for step, _ in actual] == [step for step, _ in expected], tag
-            pairs.append((f"{key}/{tag}", [v for _, v in actual], [v for _, v in expected]))
-    assert sorted(migrated.arrays) == sorted(legacy.arrays)
-    for key, expected in legacy.arrays.items():
-        if expected.dtype.kind == "f":
-            pairs.append((key, migrated.arrays[key], expected))
-        else:
-            np.testing.assert_array_equal(migrated.arrays[key], expected, key)
-    for name, actual, expected in pairs:
-        assert_relatively_close(actual, expected, rtol=rtol, what=name)
 
 
 # Below this magnitude a float32 value is rounding noise of the O(1) quantities it
@@ -197,7 +113,8 @@ def assert_relatively_close(
     if not expected.size:
         return
     allowed = np.maximum(rtol * np.abs(expected), floor)
-    excess = np.abs(actual - expected) / allowed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        excess = np.where(actual == expected, 0.0, np.abs(actual - expected) / allowed)
     worst = np.unravel_index(np.argmax(excess), excess.shape)
     assert excess[worst] <= 1.0, (
         f"{what}[{', '.join(map(str, worst))}]: {actual[worst]!r} vs {expected[worst]!r} "
@@ -232,6 +149,65 @@ def assert_bit_identical(legacy: Trace, migrated: Trace, *, skipped_steps: bool 
     assert sorted(migrated.arrays) == sorted(legacy.arrays)
     for key, expected in legacy.arrays.items():
         np.testing.assert_array_equal(migrated.arrays[key], expected, key)
+
+
+def assert_versions_agree(old: Trace, new: Trace, kernels: set[str]) -> None:
+    """The legacy program on TF 2.15 (``old``) and on TF 2.21 (``new``): everything
+    bit for bit without named kernels; with them, the same structure, and each
+    training's steps equal until the drift's onset (kernel_drift). Values after a
+    drifting training compound the change, and are left to the runtime's
+    comparison with ``new``; after a training that did not drift (the same
+    variables), the evaluation and predictions differ by the named kernels alone."""
+    if not kernels:
+        assert_bit_identical(old, new)
+        return
+    for key in ("variables", "checkpoints", "loop_checkpoints", "exporter_versions"):
+        assert new.data.get(key) == old.data.get(key), key
+    assert new.data["eval"].keys() == old.data["eval"].keys(), "evaluate() keys"
+    assert {k: v.shape for k, v in new.arrays.items()} == {
+        k: v.shape for k, v in old.arrays.items()
+    }
+    hooked = [(f"loss[{i}]", i + 1, a, e) for i, (a, e) in enumerate(_paired(new, old, "losses"))]
+    hooked += _step_pairs(new.data["summaries"], old.data["summaries"], "summaries")
+    looped = _step_pairs(new.data["loop_summaries"], old.data["loop_summaries"], "loop_summaries")
+    onsets = [
+        assert_equal_until_the_drift(pairs, kernels, what=run)
+        for run, pairs in (("trained with hooks", hooked), ("trained in loops", looped))
+    ]
+    trained = [key for key in old.arrays if key.startswith(("var/", "loopvar/"))]
+    if any(onset is not None for onset in onsets) or not all(
+        np.array_equal(new.arrays[key], old.arrays[key]) for key in trained
+    ):
+        return  # the training drifted (at its last update, if no step shows it)
+    bound = drift_bound(kernels)
+    evaluation = _step_pairs(new.data["eval_summaries"], old.data["eval_summaries"], "eval")
+    evaluation += [
+        (key, 0, new.data["eval"][key], value) for key, value in old.data["eval"].items()
+    ]
+    assert_equal_until_the_drift(evaluation, kernels, what="evaluation")
+    for key, expected in old.arrays.items():
+        if expected.dtype.kind == "f":
+            assert_relatively_close(new.arrays[key], expected, rtol=bound, what=key, floor=0.0)
+        else:
+            np.testing.assert_array_equal(new.arrays[key], expected, key)
+
+
+def _paired(new: Trace, old: Trace, key: str) -> list:
+    assert len(new.data[key]) == len(old.data[key]), key
+    return list(zip(new.data[key], old.data[key], strict=True))
+
+
+def _step_pairs(new: dict, old: dict, what: str) -> list:
+    """``(label, step, new value, old value)`` of two runs' ``{tag: [[step, value]]}``,
+    which have the same tags and steps."""
+    assert new.keys() == old.keys(), what
+    pairs = []
+    for tag, series in old.items():
+        assert [s for s, _ in new[tag]] == [s for s, _ in series], f"{what}/{tag} steps"
+        pairs += [
+            (f"{what}/{tag}", s, a, e) for (s, e), (_, a) in zip(series, new[tag], strict=True)
+        ]
+    return pairs
 
 
 def summaries_without_step_races(legacy: dict, migrated: dict) -> tuple[dict, dict]:

@@ -1,13 +1,11 @@
 """End-to-end runs of the legacy projects in ``fixtures/projects/``: the project as
-written on TF 2.15 + tensorflow-estimator (with the stand-ins of
-``tests/standins/``), its ``migrate`` output on TF 2.21 + the runtime, and the
-comparison of everything the two runs left on disk."""
+written, run by the legacy sides (TF 2.15 and TF 2.21, tensorflow-estimator 2.15,
+with the stand-ins of ``tests/standins/``), its ``migrate`` output on TF 2.21 + the
+runtime, and the comparison of everything the runs left on disk."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import json
 import re
 import shutil
 import subprocess
@@ -17,19 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
-from harness import (
-    LEGACY_GRAPH_REPLAY,
-    LEGACY_PYTHON,
-    MAIN_PYTHON,
-    REPO,
-    RUN_LEGACY,
-    assert_racy_reads,
-    program_env,
-)
+from harness import assert_racy_reads
+from kernel_drift import assert_equal_until_the_drift
 from saved_model_compare import call_every_signature, signature_layout
+from sides import REPO, RUN_LEGACY, Side, written_for_tf1
 
 from fixtures.equivalence.recording import scalar_summaries
-from migrator.dialect import TF1, tensorflow_dialect
 
 PROJECTS = REPO / "fixtures" / "projects"
 
@@ -53,15 +44,11 @@ class Project:
     # {input name: TFRecord file under the output folder} for string serving inputs
     # (serialized tf.Example): requests are the file's first records
     record_inputs: dict = dataclasses.field(default_factory=dict)
-    # Ops whose TF 2.21 kernels give other bits than TF 2.15's: the migrated copy
-    # then also runs on TF 2.15 (same kernels as the legacy run), bit for bit
-    kernel_drift: tuple[str, ...] = ()
+    # The kernels that changed between TF 2.15 and 2.21 on its training graph
+    # (tests/kernel_drift.py)
+    kernel_drift: frozenset[str] = frozenset()
     # Summary tags of reads TF 1's Session raced with the update (harness.RACY_SUMMARIES)
     racy_summaries: tuple[str, ...] = ()
-    # Whether its training input is in the graph (tf.data), so that the legacy
-    # graph can be replayed in a plain Session (legacy_graph_replay.py); not for
-    # numpy_input_fn / pandas_input_fn, whose queues Python threads fed.
-    input_in_graph: bool = True
 
     @property
     def train_dir(self) -> str:
@@ -69,50 +56,37 @@ class Project:
         return self.model_dirs[0]
 
 
-# Who runs what: the legacy project on TF 2.15 + tensorflow-estimator (with the
-# stand-ins), the migrated copy on TF 2.21 + the runtime, and the migrated copy on
-# TF 2.15 + the runtime (the legacy run's kernels: the runtime's own faithfulness).
-SIDES = {
-    "legacy": (LEGACY_PYTHON, (str(RUN_LEGACY),), True),
-    "migrated": (MAIN_PYTHON, (), False),
-    "migrated on TF 2.15": (LEGACY_PYTHON, (), True),
-}
-
-
-def run_project(project: Project, source: Path, out: Path, *, side: str) -> None:
-    """Runs the project's commands in ``source`` (a copy of it) as ``side`` runs them;
-    a legacy project written for TF 1.x gets TF 1's API (tests/standins/tf1_api.py)."""
-    python, prefix, legacy_tensorflow = SIDES[side]
-    if side == "legacy" and written_for_tf1(source):
-        prefix = (*prefix, "--tf1-api")
+def run_project(project: Project, source: Path, out: Path, *, side: Side) -> None:
+    """Runs the project's commands in ``source`` (a copy of it) as ``side`` runs them:
+    the legacy project through the stand-ins, with TF 1's API when written for TF 1.x
+    (tests/standins/tf1_api.py)."""
+    prefix: tuple[str, ...] = ()
+    if side.runs_legacy_program:
+        prefix = (str(RUN_LEGACY), *(("--tf1-api",) if _written_for_tf1(source) else ()))
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(program_env(legacy=legacy_tensorflow), PYTHONHASHSEED="0")
+    env = side.env(PYTHONHASHSEED="0")
     for command in project.commands:
-        argv = [str(python), *prefix, *(part.replace("{out}", str(out)) for part in command)]
+        argv = [*side.interpreter, *prefix, *(part.replace("{out}", str(out)) for part in command)]
         result = subprocess.run(
             argv, cwd=source, env=env, capture_output=True, text=True, timeout=900
         )
         if result.returncode != 0:
             raise AssertionError(
-                f"{side} {project.name}: {' '.join(command)} failed ({result.returncode}):\n"
+                f"{side.name} {project.name}: {' '.join(command)} failed ({result.returncode}):\n"
                 f"{result.stderr[-6000:]}"
             )
 
 
-def written_for_tf1(source: Path) -> bool:
-    for path in source.rglob("*.py"):
-        code = path.read_text()
-        if tensorflow_dialect(code, ast.parse(code)) == TF1:
-            return True
-    return False
+def _written_for_tf1(source: Path) -> bool:
+    return any(written_for_tf1(path.read_text()) for path in source.rglob("*.py"))
 
 
-def run_sides(project: Project, runs: dict[str, Path], tmp: Path) -> dict[str, Path]:
-    """``{side: source}`` run at once; returns ``{side: output folder}``."""
-    outs = {side: tmp / f"{side.replace(' ', '_')}_out" for side in runs}
+def run_sides(project: Project, runs: dict[Side, Path], tmp: Path) -> dict[str, Path]:
+    """``{side: source}`` run at once; returns ``{side name: output folder}``."""
+    outs = {side.name: tmp / f"{side.name}_out" for side in runs}
     with ThreadPoolExecutor(max_workers=len(runs)) as pool:
         futures = [
-            pool.submit(run_project, project, source, outs[side], side=side)
+            pool.submit(run_project, project, source, outs[side.name], side=side)
             for side, source in runs.items()
         ]
         for future in futures:
@@ -120,73 +94,25 @@ def run_sides(project: Project, runs: dict[str, Path], tmp: Path) -> dict[str, P
     return outs
 
 
-def replay_legacy_training(legacy_out: Path, project: Project, out: Path, *, python: Path) -> Path:
-    """The legacy run's training graph replayed in a plain Session under ``python``
-    (tests/programs/legacy_graph_replay.py); returns the replay's output folder."""
-    out.mkdir(parents=True)
-    result = subprocess.run(
-        [
-            str(python),
-            str(LEGACY_GRAPH_REPLAY),
-            "train",
-            str(legacy_out / project.train_dir),
-            str(out),
-        ],
-        env=program_env(legacy=python == LEGACY_PYTHON),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert result.returncode == 0, f"replay of {project.name}:\n{result.stderr[-6000:]}"
-    return out
-
-
-def assert_training_equals_replay(project: Project, out: Path, replay: Path) -> int:
-    """The training of the run in ``out`` equals a replay of the legacy graph
-    (:func:`replay_legacy_training`) bit for bit: every summary the graph's summary
-    op wrote, at every step, and every variable of the last checkpoint. Returns how
-    many summary values were compared."""
-    replayed = json.loads((replay / "summaries.json").read_text())
-    assert replayed, "the replay wrote no summaries"
-    actual = scalar_summaries(out / project.train_dir)
-    compared = 0
-    for tag, values in replayed.items():
-        if tag in project.racy_summaries:
-            continue
-        assert [value for _, value in actual[tag]] == values, tag
-        compared += len(values)
-    expected = tf.train.load_checkpoint(str(replay / "replay.ckpt"))
-    latest = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(out / project.train_dir)))
-    names = sorted(expected.get_variable_to_shape_map())
-    assert sorted(latest.get_variable_to_shape_map()) == names
-    for name in names:
-        np.testing.assert_array_equal(latest.get_tensor(name), expected.get_tensor(name), name)
-    return compared
-
-
 def copy_project(name: str, destination: Path) -> Path:
     shutil.copytree(PROJECTS / name, destination, ignore=shutil.ignore_patterns("__pycache__"))
     return destination
 
 
-# A kernel that rounds differently changes a value by a few units in its last place.
-DRIFT_ONSET_RTOL = 1e-6
-
-
 class Comparison:
-    """Compares two output folders: bit for bit; or, when ``kernel_drift`` (the
-    runs used TensorFlow versions whose kernels round differently), the same files,
-    tags, steps, checkpoints, variables and signatures, every summary equal at the
-    steps before the drift's onset (the first step where any value differs), and
-    each value at that step within DRIFT_ONSET_RTOL of its own magnitude. Later
-    values grow apart (training amplifies the difference) and are not compared
-    across versions; the runs on the same kernels compare them, bit for bit."""
+    """Compares two output folders: bit for bit; or, for the legacy project's runs on
+    the two TensorFlow versions with ``kernels`` named (tests/kernel_drift.py), the
+    same files, tags, steps, checkpoints, variables and signatures, every summary
+    equal at the steps before the drift's onset and within the kernels' bound at it.
+    Later values compound the change (training amplifies it) and are compared
+    between the runtime and the legacy project on TF 2.21 instead."""
 
-    def __init__(self, project: Project, legacy: Path, migrated: Path, *, kernel_drift=False):
+    def __init__(self, project: Project, expected: Path, actual: Path, *, kernels=frozenset()):
         self.project = project
-        self.legacy = legacy
-        self.migrated = migrated
-        self.kernel_drift = kernel_drift
+        self.legacy = expected
+        self.migrated = actual
+        self.kernels = set(kernels)
+        self.kernel_drift = bool(kernels)
 
     def results(self) -> None:
         """Text files the project wrote: equal bytes (with kernel drift: equal apart
@@ -216,18 +142,10 @@ class Comparison:
                     steps = [step for step, _ in series]
                     assert [step for step, _ in actual[tag]] == steps, f"{relative}:{tag}"
                     pairs += [
-                        (f"{relative}:{tag}@{step}", step, a, e)
+                        (f"{relative}:{tag}", step, a, e)
                         for (step, e), (_, a) in zip(series, actual[tag], strict=True)
                     ]
-        onset = min((step for _, step, a, e in pairs if a != e), default=None)
-        for what, step, actual, expected in pairs:
-            if not self.kernel_drift or onset is None or step < onset:
-                assert actual == expected, f"{what}: {actual!r} vs {expected!r}"
-            elif step == onset:
-                assert abs(actual - expected) <= DRIFT_ONSET_RTOL * abs(expected), (
-                    f"{what}: at the drift's onset, {actual!r} vs {expected!r} is more than "
-                    f"the rounding of a drifted kernel ({', '.join(self.project.kernel_drift)})"
-                )
+        assert_equal_until_the_drift(pairs, self.kernels, what=self.project.name)
         return len(pairs)
 
     def checkpoints(self) -> None:

@@ -8,7 +8,7 @@ fails, and the estimators can be built on them."""
 import json
 import subprocess
 
-from harness import LEGACY_PYTHON, MAIN_PYTHON
+from sides import LEGACY_PYTHON, MAIN_PYTHON
 
 from migrator.migrate import migrate_code
 

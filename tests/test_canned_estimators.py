@@ -1,19 +1,19 @@
 """The canned estimators (issue 18) against tensorflow-estimator 2.15's:
 tests/programs/canned_estimators.py trains, evaluates, predicts and exports each
-model of MODELS on both sides: the TF 2 flavour (tf.estimator.*) and TF 1's
-(tf.compat.v1.estimator.*, the v1_* models, with TF 1.15's tf.contrib.estimator
-heads for the *Estimator classes).
+model of MODELS on each side (tests/sides.py): the TF 2 flavour (tf.estimator.*)
+and TF 1's (tf.compat.v1.estimator.*, the v1_* models, with TF 1.15's
+tf.contrib.estimator heads for the *Estimator classes).
 
-Everything is bit for bit but the binary and multi-label classifiers: their sigmoid
-cross-entropy's gradient goes through Log1p's gradient, whose Reciprocal kernel
-gives other last bits on TF 2.21, and their predicted probability through the
-Sigmoid kernel, which does too (shown on each fixture's own graphs, in a plain
-Session on both versions, by test_the_binary_heads_drift_is_tf_2_21_s_kernels).
-Their values are compared each with its own magnitude, within 1e-6; and the runtime
-itself, run on TF 2.15's kernels, equals the legacy run bit for bit.
+The runtime equals the legacy program on TF 2.21 bit for bit: every summary of
+every step, the evaluate dict, predictions, served outputs and every variable. The
+legacy program on TF 2.15 equals it bit for bit too, but for the kernels
+KERNEL_DRIFT names, found changed on each model's own TRAIN and EVAL graphs
+(tests/kernel_drift.py): the binary and multi-label heads' sigmoid cross-entropy
+(Log1p's gradient, a Reciprocal) and probabilities (Sigmoid), the DNNs' tanh.
 """
 
 import importlib
+import json
 import math
 import shutil
 import subprocess
@@ -22,47 +22,17 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from harness import (
-    LEGACY_PYTHON,
-    MAIN_PYTHON,
     RACY_SUMMARIES,
     REPO,
     assert_racy_reads,
     assert_relatively_close,
     program_record,
-    side_by_side_records,
 )
-from kernel_drift import changed_kernels
+from kernel_drift import assert_equal_until_the_drift, assert_named, changed_kernels_of, drift_bound
+from sides import LEGACY, REFERENCE, RUNTIME
 
 PROGRAM = REPO / "tests" / "programs" / "canned_estimators.py"
 PROBE = REPO / "tests" / "programs" / "canned_drift_probe.py"
-# The binary heads' values drift by a few ulps (TF 2.21's Reciprocal and Sigmoid):
-# each value within 1e-6 of its own size, or within 1e-6 where it is a sum of
-# order-1 weights that nearly cancel (a logit near 0).
-RECIPROCAL_DRIFT_RTOL = 1e-6
-RECIPROCAL_DRIFT_FLOOR = 1e-6
-DRIFTING = (
-    "binary",
-    "linear_binary",
-    "wide_deep_binary",
-    "baseline_binary",
-    "logistic_regression",
-    "multi_label",
-    "multi_label_sparse_ids",
-    "multi_label_sparse_strings",
-    "v1_binary",
-    "v1_linear_binary",
-    "v1_wide_deep_binary",
-    "v1_baseline_binary",
-    "v1_multi_label_head",
-    "v1_multi_label_head_named",
-)
-# Where training amplifies the drift past 1e-6 (12 FTRL steps take the onset's
-# 7e-8 to 1e-5; TF 1's multi-label head's 12 Adagrad or FTRL steps to 2e-6): on
-# TF 2.21 the per-step summaries are compared up to the drift's onset (the first
-# step where one differs), within 1e-6 there, and the rest by structure; on TF
-# 2.15's kernels everything, bit for bit.
-AMPLIFIED = ("logistic_regression", "v1_multi_label_head", "v1_multi_label_head_named")
-DRIFTING_KERNELS = {"Reciprocal", "Sigmoid"}
 MODELS = (
     "binary",
     "multi_class",
@@ -319,28 +289,21 @@ def _family_and_head(model: str) -> tuple[str, str]:
 
 
 class CannedRuns:
-    """Each estimator of the program, run on both sides once per test process
-    (tests of one estimator share its run; xdist workers run what they need)."""
+    """Each estimator of the program, run by each side once per test process
+    (tests of one estimator share its runs; xdist workers run what they need)."""
 
     def __init__(self, directory):
         self.directory = directory
         self._records = {}
 
-    def records(self, model: str) -> tuple[dict, dict]:
+    def records(self, model: str) -> dict:
+        """``{side name: record}``."""
         if model not in self._records:
-            legacy, runtime = side_by_side_records(PROGRAM, self.directory, args=[model])
-            self._records[model] = legacy[model], runtime[model]
+            self._records[model] = {
+                side.name: program_record(side, PROGRAM, self.directory / side.name, [model])[model]
+                for side in (LEGACY, REFERENCE, RUNTIME)
+            }
         return self._records[model]
-
-    def runtime_on_tf_2_15(self, model: str) -> dict:
-        record = program_record(
-            LEGACY_PYTHON, PROGRAM, "runtime", self.directory / "runtime on 2.15", [model]
-        )
-        return record[model]
-
-    def legacy_checkpoint(self, model: str) -> str:
-        self.records(model)
-        return tf.train.latest_checkpoint(str(self.directory / "legacy" / model))
 
 
 @pytest.fixture(scope="module")
@@ -358,9 +321,7 @@ def assert_same(actual, expected, *, what: str, rtol: float) -> None:
     elif rtol == math.inf and np.asarray(expected).dtype.kind in "fiub":
         assert np.shape(actual) == np.shape(expected), what  # structure only
     elif rtol and np.asarray(expected).dtype.kind in "fiub":
-        assert_relatively_close(
-            actual, expected, rtol=rtol, what=what, floor=RECIPROCAL_DRIFT_FLOOR
-        )
+        assert_relatively_close(actual, expected, rtol=rtol, what=what, floor=0.0)
     elif isinstance(expected, list) and expected and isinstance(expected[0], dict | list):
         assert len(actual) == len(expected), what
         for index, (one, other) in enumerate(zip(actual, expected, strict=True)):
@@ -369,34 +330,119 @@ def assert_same(actual, expected, *, what: str, rtol: float) -> None:
         assert actual == expected, what
 
 
+# The kernels that changed between TF 2.15 and 2.21 that each model's graphs
+# compute with (test_each_model_names_the_kernels_that_changed_on_its_graphs).
+_SIGMOID_CROSS_ENTROPY = {"Reciprocal", "Sigmoid"}  # Log1p's gradient; the probabilities
+_HINGE_LOSS = {"Sigmoid"}  # the probabilities only
+KERNEL_DRIFT = {
+    "binary": _SIGMOID_CROSS_ENTROPY,
+    "linear_binary": _SIGMOID_CROSS_ENTROPY,
+    "wide_deep_binary": _SIGMOID_CROSS_ENTROPY,
+    "baseline_binary": _SIGMOID_CROSS_ENTROPY,
+    "logistic_regression": _SIGMOID_CROSS_ENTROPY,
+    "multi_label": _SIGMOID_CROSS_ENTROPY,
+    "multi_label_sparse_ids": _SIGMOID_CROSS_ENTROPY,
+    "multi_label_sparse_strings": _SIGMOID_CROSS_ENTROPY,
+    "binary_thresholds_loss_fn": _HINGE_LOSS,
+    "linear_sdca_binary": _HINGE_LOSS,  # SDCA's own loss
+    "v1_binary": _SIGMOID_CROSS_ENTROPY,
+    "v1_linear_binary": _SIGMOID_CROSS_ENTROPY,
+    "v1_wide_deep_binary": _SIGMOID_CROSS_ENTROPY,
+    "v1_baseline_binary": _SIGMOID_CROSS_ENTROPY,
+    "v1_binary_thresholds_head": _HINGE_LOSS,
+    "v1_logistic_head": _SIGMOID_CROSS_ENTROPY,
+    "v1_linear_sdca_binary": _HINGE_LOSS,
+    "v1_multi_label_head": _SIGMOID_CROSS_ENTROPY,
+    "v1_multi_label_head_named": _SIGMOID_CROSS_ENTROPY,
+    "regression": {"Tanh"},  # the hidden layers' activation
+    "v1_regression": {"Tanh"},
+}
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_losses_metrics_predictions_serving_and_variables_match(runs, model):
-    legacy, runtime = runs.records(model)
+    records = runs.records(model)
+    legacy, reference, runtime = records["legacy"], records["reference"], records["runtime"]
     family, head = _family_and_head(model)
     metrics, predictions, signatures = HEADS[head]
-    assert set(legacy["evaluate"]) == metrics
-    assert set(legacy["predictions"][0]) == predictions
-    assert set(legacy["served"]) == signatures
-    assert FAMILY_VARIABLES[family] <= set(legacy["variables"])
-    assert len(legacy["summaries"]["loss"]) == 12  # every step's loss
-    runtime_summaries, legacy_summaries = _without_racy_reads(
-        runtime["summaries"], legacy["summaries"], check=model not in DRIFTING
-    )
-    if model in AMPLIFIED:
-        assert_equal_until_the_onset(runtime_summaries, legacy_summaries, what=model)
-        for part in ("evaluate", "predictions", "served", "variables"):
-            assert_same(runtime[part], legacy[part], what=f"{model}/{part}", rtol=math.inf)
-        return
-    rtol = RECIPROCAL_DRIFT_RTOL if model in DRIFTING else 0.0
-    assert_same(runtime_summaries, legacy_summaries, what=f"{model}/summaries", rtol=rtol)
+    assert set(reference["evaluate"]) == metrics
+    assert set(reference["predictions"][0]) == predictions
+    assert set(reference["served"]) == signatures
+    assert FAMILY_VARIABLES[family] <= set(reference["variables"])
+    assert len(reference["summaries"]["loss"]) == 12  # every step's loss
+    assert_runtime_equals_reference(runtime, reference, what=model)
+    assert_versions_agree(legacy, reference, KERNEL_DRIFT.get(model, set()), what=model)
+
+
+def assert_runtime_equals_reference(runtime: dict, reference: dict, *, what: str) -> None:
+    """Bit for bit; summaries of the reads TF 1's Session raced with the update
+    equal the runtime's read before the update or the next step's
+    (harness.assert_racy_reads)."""
+    runtime_summaries, reference_summaries = _without_racy_reads(runtime, reference, check=True)
+    assert_same(runtime_summaries, reference_summaries, what=f"{what}/summaries", rtol=0.0)
     for part in ("evaluate", "predictions", "served", "variables"):
-        assert_same(runtime[part], legacy[part], what=f"{model}/{part}", rtol=rtol)
+        assert_same(runtime[part], reference[part], what=f"{what}/{part}", rtol=0.0)
 
 
-# A model of each family and flavour (the ones bit for bit on TF 2.21): a DNN with
-# Adam's slots, wide & deep on a vocabulary file and weighted ids and with three
-# classes, the linear models (TF 1's with partitioned variables), the baseline, TF
-# 1's DNN with batch norm, and SDCA (its tables of example states).
+def assert_versions_agree(old: dict, new: dict, kernels: set[str], *, what: str) -> None:
+    """The legacy program on TF 2.15 (``old``) and on 2.21 (``new``): bit for bit
+    without named kernels; with them, every step's summaries equal until the
+    drift's onset (kernel_drift), and, if training did not drift (the same
+    variables), the evaluation, predictions and served outputs each within the
+    named kernels' bound of its own value; else by structure."""
+    new_summaries, old_summaries = _without_racy_reads(new, old, check=False)
+    pairs = [
+        (tag, step, actual, expected)
+        for tag, series in old_summaries.items()
+        for (step, expected), (_, actual) in zip(series, new_summaries[tag], strict=True)
+    ]
+    assert sorted(new_summaries) == sorted(old_summaries), what
+    onset = assert_equal_until_the_drift(pairs, kernels, what=what)
+    drifted = onset is not None or new["variables"] != old["variables"]
+    rtol = 0.0 if not kernels else math.inf if drifted else drift_bound(kernels)
+    for part in ("evaluate", "predictions", "served", "variables"):
+        assert_same(new[part], old[part], what=f"{what}/{part}", rtol=rtol)
+
+
+def _without_racy_reads(actual: dict, expected: dict, *, check: bool) -> tuple[dict, dict]:
+    """Both records' summaries but the linear models' racy reads, which are checked
+    by harness.assert_racy_reads (``check``; else only by their steps)."""
+    for tag in RACY_SUMMARIES:
+        if tag in expected["summaries"]:
+            actual_series, expected_series = actual["summaries"][tag], expected["summaries"][tag]
+            if check:
+                assert_racy_reads(actual_series, expected_series, what=tag)
+            assert [s for s, _ in actual_series] == [s for s, _ in expected_series], tag
+    return tuple(
+        {tag: series for tag, series in record["summaries"].items() if tag not in RACY_SUMMARIES}
+        for record in (actual, expected)
+    )
+
+
+def test_each_model_names_the_kernels_that_changed_on_its_graphs(tmp_path):
+    """Each model's TRAIN and EVAL graphs, built by tensorflow-estimator on TF 2.15
+    and trained three steps (tests/programs/canned_drift_probe.py), run on both
+    versions: every kernel whose outputs changed is one KERNEL_DRIFT names, and
+    every one it names is an op of them (tests/kernel_drift.py)."""
+    exported = subprocess.run(
+        [*LEGACY.interpreter, str(PROBE), str(tmp_path / "graphs"), *MODELS],
+        cwd=PROBE.parent,
+        env=LEGACY.env(),
+        capture_output=True,
+        text=True,
+    )
+    assert exported.returncode == 0, exported.stderr[-4000:]
+    graphs = {name: tuple(paths) for name, paths in json.loads(exported.stdout).items()}
+    changed = changed_kernels_of(graphs, tmp_path / "kernels")
+    for model in MODELS:
+        probes = [changed[f"{model}/{mode}"] for mode in ("train", "eval")]
+        assert_named(probes, KERNEL_DRIFT.get(model, set()), what=model)
+
+
+# A model of each family and flavour: a DNN with Adam's slots, wide & deep on a
+# vocabulary file and weighted ids and with three classes, the linear models (TF
+# 1's with partitioned variables), the baseline, TF 1's DNN with batch norm, and
+# SDCA (its tables of example states).
 RESUMED = (
     "regression",
     "wide_deep_regression_vocabulary_file",
@@ -410,92 +456,22 @@ RESUMED = (
 
 
 @pytest.mark.parametrize("model", RESUMED)
-@pytest.mark.parametrize("first", ["legacy", "runtime"])
+@pytest.mark.parametrize("first", [LEGACY, RUNTIME], ids=lambda side: side.name)
 def test_a_model_dir_trains_on_under_the_other_side(runs, tmp_path, model, first):
-    """``first``'s model_dir after its run (12 steps, checkpointed) is copied for
-    each side, which trains 12 more steps from it, evaluates, predicts and exports:
-    checkpoints interchange both ways, and both continue with the same numbers."""
+    """``first``'s model_dir after its run (12 steps, checkpointed: written by TF
+    2.15's Estimator or by the runtime) is copied for the legacy program and the
+    runtime on TF 2.21, each of which trains 12 more steps from it, evaluates,
+    predicts and exports: checkpoints interchange both ways, and both continue with
+    the same numbers."""
     runs.records(model)
     continued = {}
-    for side, python in (("legacy", LEGACY_PYTHON), ("runtime", MAIN_PYTHON)):
-        shutil.copytree(runs.directory / first / model, tmp_path / side / model)
-        continued[side] = program_record(python, PROGRAM, side, tmp_path / side, [model])[model]
-    legacy, runtime = continued["legacy"], continued["runtime"]
-    assert [step for step, _ in legacy["summaries"]["loss"]] == list(range(1, 25))
-    assert legacy["evaluate"]["global_step"] == 24
-    runtime_summaries, legacy_summaries = _without_racy_reads(
-        runtime["summaries"], legacy["summaries"], check=True
-    )
-    assert_same(runtime_summaries, legacy_summaries, what=f"{model}/summaries", rtol=0.0)
-    for part in ("evaluate", "predictions", "served", "variables"):
-        assert_same(runtime[part], legacy[part], what=f"{model}/{part}", rtol=0.0)
-
-
-def _without_racy_reads(actual: dict, expected: dict, *, check: bool) -> tuple[dict, dict]:
-    """The summaries but the linear models' racy reads, which are checked by
-    harness.assert_racy_reads (``check``; else only by their steps)."""
-    for tag in RACY_SUMMARIES:
-        if tag in expected:
-            if check:
-                assert_racy_reads(actual[tag], expected[tag], what=tag)
-            assert [s for s, _ in actual[tag]] == [s for s, _ in expected[tag]], tag
-    return tuple(
-        {tag: series for tag, series in summaries.items() if tag not in RACY_SUMMARIES}
-        for summaries in (actual, expected)
-    )
-
-
-def assert_equal_until_the_onset(actual: dict, expected: dict, *, what: str) -> None:
-    """The same tags and steps; values equal before the first step where any
-    differs, and within RECIPROCAL_DRIFT_RTOL of their own size at it."""
-    assert sorted(actual) == sorted(expected), what
-    pairs = []  # (step, tag, actual value, expected value)
-    for tag, series in expected.items():
-        assert [step for step, _ in actual[tag]] == [step for step, _ in series], tag
-        pairs += [(s, tag, a, e) for (s, e), (_, a) in zip(series, actual[tag], strict=True)]
-    onset = min((s for s, _, a, e in pairs if a != e), default=None)
-    for step, tag, actual_value, expected_value in pairs:
-        if onset is None or step < onset:
-            assert actual_value == expected_value, f"{what}/{tag}@{step}"
-        elif step == onset:
-            assert_relatively_close(
-                actual_value, expected_value, rtol=RECIPROCAL_DRIFT_RTOL, what=f"{what}/{tag}"
-            )
-
-
-@pytest.mark.parametrize("model", DRIFTING)
-def test_on_tf_2_15_s_kernels_the_binary_heads_are_bit_identical(runs, model):
-    """The runtime itself adds nothing to the drift: on the kernels the legacy run
-    used, everything it computes is the legacy run's, bit for bit."""
-    legacy, _ = runs.records(model)
-    on_tf_2_15 = runs.runtime_on_tf_2_15(model)
-    summaries, legacy_summaries = _without_racy_reads(
-        on_tf_2_15["summaries"], legacy["summaries"], check=True
-    )
-    assert_same(summaries, legacy_summaries, what=f"{model}/summaries", rtol=0.0)
-    for part in ("evaluate", "predictions", "served", "variables"):
-        assert_same(on_tf_2_15[part], legacy[part], what=f"{model}/{part}", rtol=0.0)
-
-
-@pytest.mark.parametrize("model", DRIFTING)
-def test_the_binary_heads_drift_is_tf_2_21_s_kernels(tmp_path, runs, model):
-    """The fixture's TRAIN and EVAL graphs, built by tensorflow-estimator on TF
-    2.15, replayed from the legacy run's last checkpoint in a plain Session on each
-    version: the only ops whose outputs differ while all their inputs are equal are
-    Reciprocal (Log1p's gradient) and Sigmoid ops, and some do."""
-    checkpoint = runs.legacy_checkpoint(model)
-    changed = set()
-    for mode in ("train", "eval"):
-        changed |= _changed_kernels(tmp_path / mode, model, mode, checkpoint)
-    assert changed and changed <= DRIFTING_KERNELS
-
-
-def _changed_kernels(directory, model: str, mode: str, checkpoint: str) -> set[str]:
-    directory.mkdir()
-    meta = directory / "graph.meta"
-    programs = REPO / "tests" / "programs"
-    subprocess.run([LEGACY_PYTHON, PROBE, model, mode, meta], cwd=programs, check=True)
-    return changed_kernels(meta, checkpoint, directory)
+    for side in (REFERENCE, RUNTIME):
+        shutil.copytree(runs.directory / first.name / model, tmp_path / side.name / model)
+        continued[side.name] = program_record(side, PROGRAM, tmp_path / side.name, [model])[model]
+    reference, runtime = continued["reference"], continued["runtime"]
+    assert [step for step, _ in reference["summaries"]["loss"]] == list(range(1, 25))
+    assert reference["evaluate"]["global_step"] == 24
+    assert_runtime_equals_reference(runtime, reference, what=model)
 
 
 @pytest.mark.parametrize(

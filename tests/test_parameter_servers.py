@@ -22,15 +22,14 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import cluster_processes
 import pytest
 import tensorflow as tf
-from harness import LEGACY_PYTHON
 from runtime_models import event_scalars
+from sides import REFERENCE, RUNTIME
 
 PROGRAM = Path(__file__).parent / "programs" / "ps_training.py"
 MAX_STEPS = 60
@@ -55,9 +54,9 @@ class Run:
         self.directory = directory
         self.processes: dict[str, subprocess.Popen] = {}
 
-    def start(self, name: str, args: list[str], tf_config=None, python=sys.executable) -> None:
+    def start(self, name: str, args: list[str], tf_config=None, side=RUNTIME) -> None:
         self.processes[name] = cluster_processes.start(
-            PROGRAM, args, tf_config=tf_config, log=self._log(name), python=python
+            PROGRAM, args, tf_config=tf_config, log=self._log(name), side=side
         )
 
     def start_task(
@@ -172,7 +171,7 @@ def test_a_ps_cluster_trains_evaluates_and_writes_estimator_checkpoints(run, tmp
     for copy in copies.values():
         shutil.copytree(model_dir, copy)
     legacy_args = ["--model-dir", str(copies["legacy"]), "--evaluate", "--legacy"]
-    run.start("legacy eval", legacy_args, python=LEGACY_PYTHON)
+    run.start("legacy eval", legacy_args, side=REFERENCE)
     run.start("runtime eval", ["--model-dir", str(copies["runtime"]), "--evaluate"])
     run.start("single eval", ["--model-dir", str(single_dir), "--evaluate"])
     run.start("resumed", ["--model-dir", str(copies["resumed"]), "--max-steps", "70"])

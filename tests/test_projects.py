@@ -1,14 +1,12 @@
 """Whole legacy projects end to end (fixtures/projects/): each runs as written on
-TF 2.15 + tensorflow-estimator, is migrated with ``migrate``, and its migrated copy
-runs on TF 2.21 + the runtime; then everything the two runs wrote is compared:
-result files, every scalar summary (per-step losses included), checkpoints, and
-the served outputs of the exports.
+TF 2.15 and on TF 2.21 (tensorflow-estimator 2.15 on both, tests/sides.py), is
+migrated with ``migrate``, and its migrated copy runs on TF 2.21 + the runtime;
+then everything the runs wrote is compared: result files, every scalar summary
+(per-step losses included), checkpoints, and the served outputs of the exports.
 
-A project whose input is in the graph also has its legacy training graph replayed
-in a plain TF 2.21 Session (tests/programs/legacy_graph_replay.py): the runtime on
-TF 2.21 must equal that reference bit for bit, so that only TensorFlow's own kernel
-changes, named per project and shown on its own graph, may separate it from the
-legacy run on TF 2.15."""
+The runtime equals the legacy project on TF 2.21 bit for bit. The legacy project on
+TF 2.15 equals it bit for bit too, but for the kernels a project names, found
+changed on its own training graph (tests/kernel_drift.py)."""
 
 from __future__ import annotations
 
@@ -18,17 +16,10 @@ from pathlib import Path
 
 import pytest
 import tensorflow as tf
-from harness import LEGACY_PYTHON, MAIN_PYTHON, RACY_SUMMARIES, REPO
-from kernel_drift import changed_kernels
-from project_runs import (
-    Comparison,
-    Project,
-    assert_training_equals_replay,
-    copy_project,
-    migrate_command,
-    replay_legacy_training,
-    run_sides,
-)
+from harness import RACY_SUMMARIES, REPO
+from kernel_drift import assert_named, changed_kernels
+from project_runs import Comparison, Project, copy_project, migrate_command, run_sides
+from sides import LEGACY, REFERENCE, RUNTIME
 
 PROJECTS = [
     Project(
@@ -51,9 +42,7 @@ PROJECTS = [
         model_dirs=("output",),
         exports=("output/export",),
         id_inputs={"input_ids": 28, "input_mask": 2},
-        # gelu's tanh, shown on the project's own graph
-        # (_assert_runtime_is_the_legacy_graph_on_tf_2_21)
-        kernel_drift=("Tanh",),
+        kernel_drift=frozenset({"Tanh"}),  # gelu's tanh
     ),
     Project(
         name="tpu_text_transformer",
@@ -97,6 +86,7 @@ PROJECTS = [
         results=("model/eval_results.txt", "model/predictions.tsv"),
         model_dirs=("model",),
         exports=("export",),
+        kernel_drift=frozenset({"Conv2D"}),
     ),
     Project(
         name="ascend_npu_classifier",
@@ -126,7 +116,6 @@ PROJECTS = [
         results=("model/evaluation.txt", "model/predictions.txt"),
         model_dirs=("model",),
         exports=("model/export",),
-        input_in_graph=False,  # numpy_input_fn
     ),
     Project(
         name="census_train_and_evaluate",
@@ -146,7 +135,7 @@ PROJECTS = [
         record_inputs={"examples": "data/serving.tfrecord", "inputs": "data/serving.tfrecord"},
         # the binary head: Log1p's gradient in its sigmoid cross-entropy, and its
         # probabilities (tests/test_canned_estimators.py shows both on its own graphs)
-        kernel_drift=("Reciprocal", "Sigmoid"),
+        kernel_drift=frozenset({"Reciprocal", "Sigmoid"}),
         racy_summaries=RACY_SUMMARIES,
     ),
     Project(
@@ -157,7 +146,7 @@ PROJECTS = [
         exports=("model/export/census",),
         record_inputs={"examples": "data/serving.tfrecord", "inputs": "data/serving.tfrecord"},
         # TF 1's binary head: the same kernels as census_wide_deep's TF 2 head
-        kernel_drift=("Reciprocal", "Sigmoid"),
+        kernel_drift=frozenset({"Reciprocal", "Sigmoid"}),
         racy_summaries=RACY_SUMMARIES,
     ),
     Project(
@@ -174,7 +163,6 @@ PROJECTS = [
         model_dirs=("model",),
         exports=("model/export",),
         id_inputs={"city_id": 5, "neighborhood_id": 40},
-        input_in_graph=False,  # pandas_input_fn
     ),
 ]
 
@@ -198,43 +186,19 @@ def test_project_migrates_runs_and_gives_the_legacy_numbers(project, tmp_path):
     )
     assert check.returncode == 0, check.stdout + check.stderr
 
-    runs = {"legacy": legacy_source, "migrated": migrated_source}
-    if project.kernel_drift:
-        runs["migrated on TF 2.15"] = migrated_source
+    second_source = copy_project(project.name, tmp_path / "legacy_2.21" / project.name)
+    runs = {LEGACY: legacy_source, REFERENCE: second_source, RUNTIME: migrated_source}
     outs = run_sides(project, runs, tmp_path)
-    if project.input_in_graph:
-        _assert_runtime_is_the_legacy_graph_on_tf_2_21(project, outs, tmp_path)
-    comparisons = [
-        Comparison(
-            project, outs["legacy"], outs["migrated"], kernel_drift=bool(project.kernel_drift)
-        )
-    ]
-    if project.kernel_drift:  # the same kernels: the runtime itself, bit for bit
-        comparisons.append(Comparison(project, outs["legacy"], outs["migrated on TF 2.15"]))
-    for comparison in comparisons:
-        comparison.results()
-        assert comparison.summaries() > 0
-        comparison.checkpoints()
-        comparison.exports()
+    _compare(Comparison(project, outs["reference"], outs["runtime"]))
 
-
-def _assert_runtime_is_the_legacy_graph_on_tf_2_21(project, outs, tmp_path) -> None:
-    """The reference that separates the runtime from kernel changes: the legacy
-    run's own training graph (the MetaGraph saved with its checkpoints) replayed in a
-    plain TF 2.21 Session, which the runtime on TF 2.21 equals bit for bit. With
-    kernel drift, the same replay on TF 2.15 equals the legacy run (the replay is
-    that run's computation), and the kernels whose outputs change on the project's
-    own graph, restored from its last checkpoint, are the ones it names."""
-    on_tf_2_21 = replay_legacy_training(
-        outs["legacy"], project, tmp_path / "replay_on_2.21", python=MAIN_PYTHON
-    )
-    assert assert_training_equals_replay(project, outs["migrated"], on_tf_2_21) > 0
-    if not project.kernel_drift:
-        return
-    on_tf_2_15 = replay_legacy_training(
-        outs["legacy"], project, tmp_path / "replay_on_2.15", python=LEGACY_PYTHON
-    )
-    assert assert_training_equals_replay(project, outs["legacy"], on_tf_2_15) > 0
     latest = tf.train.latest_checkpoint(str(outs["legacy"] / project.train_dir))
-    changed = changed_kernels(Path(latest + ".meta"), latest, tmp_path / "kernels")
-    assert changed == set(project.kernel_drift)
+    found = changed_kernels(Path(f"{latest}.meta"), latest, tmp_path / "kernels")
+    assert_named([found], project.kernel_drift, what=project.name)
+    _compare(Comparison(project, outs["legacy"], outs["reference"], kernels=project.kernel_drift))
+
+
+def _compare(comparison: Comparison) -> None:
+    comparison.results()
+    assert comparison.summaries() > 0
+    comparison.checkpoints()
+    comparison.exports()

@@ -1,12 +1,10 @@
 """Replication equivalence: the runtime on MirroredStrategy over 2 and 4 logical
 CPU devices against the legacy Estimator with ``train_distribute`` and
-``eval_distribute`` set to the same MirroredStrategy (TF 2.15 +
-tensorflow-estimator 2.15), and against the runtime on one device.
+``eval_distribute`` set to the same MirroredStrategy (tensorflow-estimator 2.15 on
+TF 2.21, sides.REFERENCE), and against the runtime on one device.
 
 Against the legacy Estimator: bit for bit (per-step losses, every metric, every
-variable), on TF 2.21, or on TF 2.15's kernels for the CNN fixture whose Conv2D
-gradients drift on TF 2.21 (test_equivalence.KERNEL_DRIFT). What these runs pin
-down of the legacy distributed graph:
+variable). What these runs pin down of the legacy distributed graph:
 - unseeded initializers draw from the op count of the distributed graph (input_fn
   first, then the global step, mirrored variables), not the one-device graph's,
   and partitioners are off under the strategy (runtime/tf1/replicated_discovery.py);
@@ -43,14 +41,13 @@ predict pads the last partial batch and drops the padded rows.
 """
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from harness import LEGACY_PYTHON, NOISE_FLOOR, assert_relatively_close
+from harness import NOISE_FLOOR, assert_relatively_close
+from sides import REFERENCE, RUNTIME, Side
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = ROOT / "tests" / "programs" / "replicated_training.py"
@@ -70,18 +67,12 @@ TPU_STEPS, ITERATIONS_PER_LOOP = 25, 10
 EVAL_BATCH, EVAL_STEPS = 32, 6
 
 
-# What runs a program: the runtime on TF 2.21 or on TF 2.15, or the legacy Estimator.
-RUNTIME, RUNTIME_ON_TF_2_15, LEGACY = "runtime", "runtime on TF 2.15", "legacy"
-
-
 def _run(
-    fixture: str, replicas: int, global_batch: int, out: Path, side: str, eval_steps: int | None
+    fixture: str, replicas: int, global_batch: int, out: Path, side: Side, eval_steps: int | None
 ) -> tuple[dict, dict]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
-    python = sys.executable if side == RUNTIME else str(LEGACY_PYTHON)
-    command = [python, str(PROGRAM), "--fixture", fixture, "--replicas", str(replicas)]
-    command += ["--global-batch", str(global_batch), "--out", str(out)]
-    if side == LEGACY:
+    command = [*side.interpreter, str(PROGRAM), "--fixture", fixture]
+    command += ["--replicas", str(replicas), "--global-batch", str(global_batch), "--out", str(out)]
+    if side.runs_legacy_program:
         command.append("--legacy")
     if eval_steps is not None:
         command += ["--eval-steps", str(eval_steps)]
@@ -89,7 +80,7 @@ def _run(
         command += ["--tpu", "--steps", str(TPU_STEPS)]
     else:
         command += ["--steps", str(STEPS)]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(command, env=side.env(), capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     trace = json.loads((out / "trace.json").read_text())
     variables = dict(np.load(out / "variables.npz"))
@@ -111,7 +102,7 @@ def runs(tmp_path_factory):
     def run(fixture: str, replicas: int, global_batch: int, side=RUNTIME, eval_steps=None):
         if fixture == TPU_FIXTURE:
             eval_steps = EVAL_STEPS
-        key = (fixture, replicas, side, eval_steps)
+        key = (fixture, replicas, side.name, eval_steps)
         if key not in cache:
             out = tmp_path_factory.mktemp(f"{fixture}-{replicas}")
             cache[key] = _run(fixture, replicas, global_batch, out, side, eval_steps)
@@ -125,23 +116,23 @@ CNN, CNN_WHOLE_EVAL_STEPS = "cnn_dropout_v1_metrics", 5
 
 
 @pytest.mark.parametrize(
-    ("fixture", "global_batch", "replicas", "runtime_side", "eval_steps"),
+    ("fixture", "global_batch", "replicas", "eval_steps"),
     [
         # unseeded partitioned embedding + Adagrad minimize, a v1 and a Keras metric
-        ("partitioned_embedding_keras_metric", 20, 4, RUNTIME, None),
+        ("partitioned_embedding_keras_metric", 20, 4, None),
         # tf.gradients + a custom v1 optimizer + a hand-written global-step bump
-        ("custom_optimizer_manual_step", 32, 2, RUNTIME, None),
+        ("custom_optimizer_manual_step", 32, 2, None),
         # the train_op returned in EVAL too
-        ("train_op_in_every_mode", 16, 4, RUNTIME, None),
+        ("train_op_in_every_mode", 16, 4, None),
         # dropout in every replica
-        (CNN, 16, 2, RUNTIME_ON_TF_2_15, CNN_WHOLE_EVAL_STEPS),
+        (CNN, 16, 2, CNN_WHOLE_EVAL_STEPS),
     ],
 )
 def test_replicas_equal_the_legacy_estimator_on_mirrored_strategy(
-    runs, fixture, global_batch, replicas, runtime_side, eval_steps
+    runs, fixture, global_batch, replicas, eval_steps
 ):
-    trace, variables = runs(fixture, replicas, global_batch, runtime_side, eval_steps)
-    legacy_trace, legacy_vars = runs(fixture, replicas, global_batch, LEGACY, eval_steps)
+    trace, variables = runs(fixture, replicas, global_batch, RUNTIME, eval_steps)
+    legacy_trace, legacy_vars = runs(fixture, replicas, global_batch, REFERENCE, eval_steps)
 
     assert trace["input_batch_sizes"] == legacy_trace["input_batch_sizes"]
     assert trace["model_batch_sizes"] == [global_batch // replicas]
@@ -163,8 +154,8 @@ def test_evaluation_ends_at_the_first_step_a_replica_has_no_batch_for(runs):
     metric updates of that step had run first and were counted (observed in 4 of 6
     runs), in others not; that batch is never counted here (and is not replaced by
     an empty one, whose zero loss the mean loss would count)."""
-    to_the_end, _ = runs(CNN, 2, 16, RUNTIME_ON_TF_2_15)
-    whole_steps, _ = runs(CNN, 2, 16, RUNTIME_ON_TF_2_15, CNN_WHOLE_EVAL_STEPS)
+    to_the_end, _ = runs(CNN, 2, 16)
+    whole_steps, _ = runs(CNN, 2, 16, RUNTIME, CNN_WHOLE_EVAL_STEPS)
     assert to_the_end["metrics"] == whole_steps["metrics"]
 
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import program_env
+from sides import RUNTIME
 
 PROGRAM = Path(__file__).parent / "programs" / "v2_behavior_disabled.py"
 
@@ -16,7 +16,7 @@ def test_disable_v2_behavior_programs_train_evaluate_predict_and_export(tmp_path
     initializers seeded by tf_random_seed (so two fresh runs start equal)."""
     result = subprocess.run(
         [sys.executable, str(PROGRAM), str(tmp_path)],
-        env=program_env(legacy=False),
+        env=RUNTIME.env(),
         capture_output=True,
         text=True,
         timeout=300,

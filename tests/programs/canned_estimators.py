@@ -171,7 +171,9 @@ class SparseLabels:
 
 
 def label_tensor(labels, rows: int):
-    """The first ``rows`` labels as one batch's tensor."""
+    """The first ``rows`` labels as one batch's tensor (a dict of them, by head)."""
+    if isinstance(labels, dict):
+        return {name: label_tensor(values, rows) for name, values in labels.items()}
     if isinstance(labels, SparseLabels):
         return labels.batch(tf.constant(labels.padded[:rows]))
     return tf.constant(labels[:rows])

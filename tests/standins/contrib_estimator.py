@@ -8,7 +8,6 @@ which scripts/setup-envs installs beside the legacy environment."""
 import functools
 import importlib.util
 import os
-import sys
 
 import tensorflow as tf
 from tensorflow.python.ops import nn
@@ -122,8 +121,11 @@ def multi_label_head(n_classes, **arguments):
     return _tf_1_15_contrib_heads().multi_label_head(n_classes, **arguments)
 
 
-# Where scripts/setup-envs puts tensorflow-estimator 1.15.1 (pip install --target).
-ESTIMATOR_1_15 = os.path.join(sys.prefix, "estimator-1.15")
+# Where scripts/setup-envs puts tensorflow-estimator 1.15.1 (pip install --target),
+# for the legacy program on either TensorFlow.
+ESTIMATOR_1_15 = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", ".venv-legacy", "estimator-1.15"
+)
 
 
 @functools.cache

@@ -4,9 +4,9 @@
 gives TF 1's API (``tf1_api.py``), for programs written for TF 1.x.
 
 Each training graph also keeps its train op in the collection TRAIN_OP_COLLECTION,
-so that the MetaGraph saved with a checkpoint can be replayed in a plain Session
-(``tests/programs/legacy_graph_replay.py``). A collection adds no op: the graph,
-and so every number, stays what the Estimator built."""
+so that the kernel probe can run what the step writes from the MetaGraph saved
+with a checkpoint (``tests/programs/kernel_probe.py``). A collection adds no op:
+the graph, and so every number, stays what the Estimator built."""
 
 import os
 import runpy
