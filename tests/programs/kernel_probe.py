@@ -52,7 +52,10 @@ _READS = (
     "LookupTableSizeV2",
     "LookupTableExportV2",
     "IteratorGetNext",
+    "IsVariableInitialized",
 )
+# Ops that pass a reference variable on (TF 1 control flow) without writing it
+_PASS_REFERENCES = ("RefSwitch", "RefMerge", "RefIdentity", "RefEnter", "RefExit", "RefSelect")
 
 
 def probe(meta_path: str, checkpoint: str, out_path: str, old_path: str | None = None) -> dict:
@@ -190,7 +193,15 @@ def _after_writes(ops) -> set:
 
 
 def _writes_state(op) -> bool:
-    return op._is_stateful and op.type not in _READS and any(map(_is_state, op.inputs))
+    """Whether ``op`` writes a variable, table, queue or iterator: a stateful op
+    taking a resource, or one taking a reference variable as a reference (TF 1's
+    Assign, AssignAdd, ApplyGradientDescent: not marked stateful, and fetching
+    one's output runs its write)."""
+    if op.type in _READS or op.type in _PASS_REFERENCES:
+        return False
+    if any(argument.is_ref for argument in op.op_def.input_arg):
+        return True
+    return op._is_stateful and any(map(_is_state, op.inputs))
 
 
 def _writers(train_ops: list) -> dict:

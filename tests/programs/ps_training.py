@@ -1,8 +1,13 @@
 """One task of a parameter-server cluster (TF_CONFIG with chief, worker, ps and
 evaluator tasks) running ``train_and_evaluate``; without TF_CONFIG, the
 one-process reference run. ``--evaluate`` evaluates model_dir's latest
-checkpoint and prints the metrics as JSON; ``--legacy`` runs on TF 2.15's
-``tf.estimator`` instead of the runtime.
+checkpoint and prints the metrics as JSON; ``--legacy`` runs on ``tf.estimator``
+instead of the runtime.
+
+The chief writes where model_fn's variables are to ``placement.json`` in model_dir
+(``{variable: "job:task"}``, from the variables' devices); on the legacy side,
+where every task trains, each task writes how many steps it ran to
+``steps-<task>.txt`` (the runtime's workers run the steps its chief schedules).
 
 The model looks ids up in an embedding partitioned in two
 (``fixed_size_partitioner``), as Estimator recommendation models sharded their
@@ -32,10 +37,13 @@ ROWS = 256
 
 
 def rows():
+    """Ids and labels a linear model of the embedding fits up to the labels' noise
+    (so that the loss after training measures the training, not float rounding)."""
     generator = np.random.default_rng(7)
     ids = generator.integers(0, VOCABULARY, size=(ROWS, 3)).astype(np.int64)
     weights = generator.normal(size=VOCABULARY).astype(np.float32)
-    labels = weights[ids].sum(axis=1, keepdims=True)
+    noise = generator.normal(scale=0.3, size=(ROWS, 1)).astype(np.float32)
+    labels = weights[ids].sum(axis=1, keepdims=True) + noise
     return ids, labels
 
 
@@ -72,6 +80,48 @@ def eval_input_fn():
     return tf.data.Dataset.from_tensor_slices(({"ids": ids}, labels)).batch(BATCH)
 
 
+def legacy_workers_start_at_once() -> None:
+    """tensorflow-estimator's workers waited 5 s x (index + 1) before training, then
+    polled every 30 s for the chief's model to be ready: a run of a few hundred
+    steps ended before any worker joined, and the chief trained alone. Both waits
+    made short, every task trains from the start, as in a long legacy job."""
+    from tensorflow.python.training import session_manager
+    from tensorflow_estimator.python.estimator import training
+
+    training._DELAY_SECS_PER_WORKER = 0
+    defaults = list(session_manager.SessionManager.__init__.__defaults__)
+    defaults[4] = 0.2  # recovery_wait_secs
+    session_manager.SessionManager.__init__.__defaults__ = tuple(defaults)
+
+
+class PlacementRecorder(tf.compat.v1.train.SessionRunHook):
+    """Writes ``{variable: "job:task"}`` of the graph's variables (begin() only)."""
+
+    def __init__(self, model_dir):
+        self._path = Path(model_dir) / "placement.json"
+
+    def begin(self):
+        placement = {}
+        for variable in tf.compat.v1.global_variables():
+            device = tf.DeviceSpec.from_string(variable.device)
+            placement[variable.name.split(":")[0]] = f"{device.job}:{device.task}"
+        self._path.write_text(json.dumps(placement))
+
+
+class StepCounter(tf.compat.v1.train.SessionRunHook):
+    """Counts the runs (steps) this task ran; writes the count at the end."""
+
+    def __init__(self, model_dir, task):
+        self._path = Path(model_dir) / f"steps-{task}.txt"
+        self._steps = 0
+
+    def after_run(self, run_context, run_values):
+        self._steps += 1
+
+    def end(self, session):
+        self._path.write_text(str(self._steps))
+
+
 class SavedStepsRecorder(tf.compat.v1.train.CheckpointSaverListener):
     """Appends ``<pid> <step>`` to ``saves.txt`` in model_dir for every save, so
     a test sees where a restarted chief resumed."""
@@ -91,6 +141,8 @@ def main() -> None:
     parser.add_argument("--evaluate", action="store_true")
     parser.add_argument("--legacy", action="store_true")
     args = parser.parse_args()
+    if args.legacy:
+        legacy_workers_start_at_once()
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
     config = estimator.RunConfig(tf_random_seed=3, save_checkpoints_steps=10)
     est = estimator.Estimator(model_fn, model_dir=args.model_dir, config=config)
@@ -98,11 +150,16 @@ def main() -> None:
         metrics = est.evaluate(eval_input_fn)
         print(json.dumps({key: float(value) for key, value in metrics.items()}))
         return
+    hooks = [PlacementRecorder(args.model_dir)] if est.config.is_chief else []
+    if args.legacy:
+        task = f"{est.config.task_type}{est.config.task_id}"
+        hooks.append(StepCounter(args.model_dir, task))
     estimator.train_and_evaluate(
         est,
         estimator.TrainSpec(
             train_input_fn,
             max_steps=args.max_steps,
+            hooks=hooks,
             saving_listeners=[SavedStepsRecorder(args.model_dir)],
         ),
         estimator.EvalSpec(eval_input_fn, steps=None, start_delay_secs=0, throttle_secs=1),
