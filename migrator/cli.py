@@ -17,6 +17,7 @@ import click
 
 from migrator import __version__, config, report, writing
 from migrator.files import Exclusion, FileResult, discover, read_candidate
+from migrator.program import forget_programs
 from migrator.progress import Progress
 from migrator.result_cache import ResultCache, default_directory
 from migrator.verify import LookupFailed, tensorflow_installed
@@ -170,6 +171,7 @@ def _migrate(
 ) -> list[FileResult]:
     """Migrates every file; only those that mention a trigger word are parsed, and
     only those the cache has no result for."""
+    forget_programs()
     results: list[FileResult] = []
     candidates = []
     for _, path in files:

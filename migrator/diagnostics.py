@@ -8,7 +8,8 @@ import dataclasses
 @dataclasses.dataclass(frozen=True)
 class Code:
     code: str
-    # "error": the file will not run on TF 2.16+ (or was not migrated); "warning":
+    # "error": the file will not run on TF 2.16+, or not as it ran (or was not
+    # migrated); "warning":
     # review it; "note": for information, e.g. a path migrate did not follow
     severity: str
     title: str
@@ -29,6 +30,8 @@ CODES = {
         Code("MIG106", "warning", "TF 1 and TF 2 meanings differ; the file does not say which"),
         Code("MIG107", "warning", "`.value` of a subscript that may be a TF 1 Dimension"),
         Code("MIG108", "warning", "TensorFlow's private API (tensorflow.python)"),
+        Code("MIG109", "error", "a program written for TF 1 with no entry point to run it as TF 1"),
+        Code("MIG110", "error", "a hook runs with its session what the runtime cannot serve"),
     ]
 }
 
@@ -37,6 +40,7 @@ RULES = {
     "MIG201": "tf.estimator / TPU / NPU names to the bundled runtime",
     "MIG202": "TensorFlow 1 symbols to their TensorFlow 2.16+ names",
     "MIG203": "Estimator.export_savedmodel() to export_saved_model()",
+    "MIG204": "TF 1's behaviour switched on at the entry points of a program written for TF 1",
 }
 
 

@@ -28,20 +28,28 @@ _STATEMENT_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def tensorflow_dialect(code: str, tree: ast.Module) -> str:
-    uses_compat = False
+    if tf1_only_name(code, tree):
+        return TF1
+    uses_compat = any(
+        reference.startswith("tensorflow.compat") for reference in _references(code, tree)
+    )
+    return TF2 if uses_compat or imports_runtime(tree) else UNKNOWN
+
+
+def tf1_only_name(code: str, tree: ast.Module) -> str:
+    """The first name only TF 1 had that the file uses (``""`` if none)."""
+    return next(filter(symbols.tf1_only, _references(code, tree)), "")
+
+
+def _references(code: str, tree: ast.Module):
+    """Every ``tensorflow...`` name the file imports or reaches through an import."""
     for name, qualified in _tensorflow_bindings(tree).items():
-        if symbols.tf1_only(qualified):
-            return TF1
-        uses_compat |= qualified.startswith("tensorflow.compat")
+        yield qualified
         for match in re.finditer(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)+)", code):
-            reference = qualified + match.group(1)
-            if symbols.tf1_only(reference):
-                return TF1
-            uses_compat |= reference.startswith("tensorflow.compat.")
-    return TF2 if uses_compat or _imports_runtime(tree) else UNKNOWN
+            yield qualified + match.group(1)
 
 
-def _imports_runtime(tree: ast.Module) -> bool:
+def imports_runtime(tree: ast.Module) -> bool:
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]

@@ -13,6 +13,7 @@ from migrator.diagnostics import Diagnostic
 from migrator.migrate import TRIGGER_BYTES, migrate_code
 from migrator.notebook import NotebookError, migrate_notebook
 from migrator.parsing import UnparsableSource
+from migrator.program import program_of
 from migrator.references import Reference, references
 from migrator.source import decode
 
@@ -199,7 +200,9 @@ def migrate_file(
         if path.suffix == ".ipynb":
             new_text, diagnostics = migrate_notebook(source.text, path=str(path), enabled=enabled)
         else:
-            migration = migrate_code(source.text, path=str(path), enabled=enabled)
+            migration = migrate_code(
+                source.text, path=str(path), enabled=enabled, program=program_of(path)
+            )
             new_text, diagnostics = migration.migrated, list(migration.diagnostics)
             result.reported_names = migration.reported_names
             if verify:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
-from migrator import chunked
+from migrator import chunked, hook_sessions, tf1_behaviour
 from migrator.deep_stack import call_with_deep_stack
 from migrator.diagnostics import CODES, RULES, Diagnostic
-from migrator.dialect import tensorflow_dialect
+from migrator.dialect import TF1, imports_runtime, tensorflow_dialect
 from migrator.parsing import parse_with_libcst, parse_with_python
 from migrator.positions import Locator, physical_lines
+from migrator.program import FILE_ALONE, Program
 from migrator.transform import Part, migrate_module
 
 ALL_CODES = frozenset(CODES) | frozenset(RULES)
@@ -46,9 +48,11 @@ def migrate_code(
     path: str = "<string>",
     enabled=ALL_CODES,
     imports_before: str | None = None,
+    program: Program = FILE_ALONE,
 ) -> Migration:
     """Migrates Python source text; raises ``migrator.parsing.UnparsableSource`` if
-    it does not parse.
+    it does not parse. ``program``: what the file's program says of the TensorFlow
+    it was written for (``migrator.program``; without it, the file alone decides).
 
     Imports the migration adds go after the module's last import; with
     ``imports_before`` (a comment), before the first statement that ends with it.
@@ -57,20 +61,27 @@ def migrate_code(
     """
     if not TRIGGER.search(code):
         return Migration(path, code, code, ())
-    return call_with_deep_stack(_migrate, code, path, frozenset(enabled), imports_before)
+    migration = call_with_deep_stack(
+        _migrate, code, path, frozenset(enabled), imports_before, program
+    )
+    return _with_tf1_behaviour(migration, program, enabled)
 
 
 def _migrate(
-    code: str, path: str, enabled: frozenset[str], imports_before: str | None
+    code: str, path: str, enabled: frozenset[str], imports_before: str | None, program: Program
 ) -> Migration:
     tree = parse_with_python(code)
     lines = physical_lines(code)
-    part = whole_file_part(code, tree, imports_before)
+    part = whole_file_part(code, tree, imports_before, program)
+    hooks = []
+    if hook_sessions.CODE in enabled:
+        hooks = hook_sessions.unservable_session_uses(tree, path)
     if imports_before is None and chunked.worth_splitting(lines, tree, KNOWN_MODULES):
         migrated, diagnostics, reported = chunked.migrate_in_parts(
             code, tree, path=path, enabled=enabled, words=TRIGGER_WORDS, part=part
         )
-        return Migration(path, code, migrated, _in_order(diagnostics), frozenset(reported))
+        diagnostics = _in_order([*diagnostics, *hooks])
+        return Migration(path, code, migrated, diagnostics, frozenset(reported))
     module = parse_with_libcst(code)
     new, transformer = migrate_module(
         module, locator=Locator(code, tree), path=path, enabled=enabled, part=part
@@ -79,14 +90,43 @@ def _migrate(
         path,
         code,
         new.code if transformer.rewrote else code,
-        _in_order(transformer.diagnostics),
+        _in_order([*transformer.diagnostics, *hooks]),
         frozenset(transformer.reported_names),
     )
 
 
-def whole_file_part(code: str, tree, imports_before: str | None = None) -> Part:
-    """What every pass over the file shares, read from the whole file."""
-    return Part(imports_before=imports_before, dialect=tensorflow_dialect(code, tree))
+def whole_file_part(
+    code: str, tree, imports_before: str | None = None, program: Program = FILE_ALONE
+) -> Part:
+    """What every pass over the file shares, read from the whole file and its
+    program: a file of a program written for TF 1 was written for TF 1 (unless it
+    was migrated already: it imports the runtime)."""
+    dialect = tensorflow_dialect(code, tree)
+    if program.written_for_tf1 and not imports_runtime(tree):
+        dialect = TF1
+    return Part(imports_before=imports_before, dialect=dialect)
+
+
+def _with_tf1_behaviour(migration: Migration, program: Program, enabled) -> Migration:
+    """An entry point of a program written for TF 1 switches TF 1's behaviour on; a
+    program with none gets a warning where it builds an Estimator."""
+    if not program.needs_switch:
+        return migration
+    path = migration.path
+    if Path(path).absolute() in program.entry_points:
+        if tf1_behaviour.RULE not in enabled:
+            return migration
+        migrated = tf1_behaviour.switch_on(migration.migrated, program)
+        return dataclasses.replace(migration, migrated=migrated)
+    warning = (
+        None
+        if program.entry_points
+        else tf1_behaviour.no_entry_point(path, migration.original, program)
+    )
+    if warning is None or warning.code not in enabled:
+        return migration
+    diagnostics = _in_order([*migration.diagnostics, warning])
+    return dataclasses.replace(migration, diagnostics=diagnostics)
 
 
 def _in_order(diagnostics) -> tuple[Diagnostic, ...]:

@@ -98,7 +98,7 @@ class ModuleEdits:
                 new.append(_import_statement(*key))
                 present.add(key)
         if new:
-            at = _after_last_import(body[: _first_marked(body, imports_before)])
+            at = after_last_import(body[: _first_marked(body, imports_before)])
             for user, after in users:
                 at = min(at, _index_of_first(keys, user, after=after, default=at))
             if at == 0 and body and not body[0].leading_lines:
@@ -208,7 +208,7 @@ def _import_key(statement) -> tuple | None:
     return get_full_name_for_node(node.module), get_full_name_for_node(alias.name), asname
 
 
-def _after_last_import(body) -> int:
+def after_last_import(body) -> int:
     """Where a new top-level import goes: after the last one, or after the docstring."""
     position = 0
     for index, statement in enumerate(body):

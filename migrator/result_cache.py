@@ -22,6 +22,7 @@ from pathlib import Path
 
 import migrator
 from migrator.files import FileResult
+from migrator.program import program_of
 
 _PACKAGE = Path(migrator.__file__).resolve().parent
 
@@ -63,6 +64,7 @@ class ResultCache:
     def _entry(self, path: Path, data: bytes) -> Path:
         digest = hashlib.sha256(self._options)
         digest.update(os.fsencode(path) + b"\0")
+        digest.update(program_of(path).fingerprint().encode() + b"\0")
         digest.update(data)
         key = digest.hexdigest()
         return self._directory / key[:2] / key

@@ -360,8 +360,9 @@ def same_meaning(spec: dict, positional: int, keywords: list[str]) -> bool:
 def tf1_only(qualified_name: str) -> bool:
     """Whether a name under ``tensorflow.`` existed only in TF 1 (a file using it
     was written for TF 1): a contrib name, or a TF 1 name TF 2 does not have."""
-    if qualified_name == "tensorflow.contrib" or qualified_name.startswith("tensorflow.contrib."):
-        return True
+    for contrib in ("tensorflow.contrib", "tensorflow.compat.v1.contrib"):
+        if qualified_name == contrib or qualified_name.startswith(contrib + "."):
+            return True  # TF 1.15's compat.v1 had contrib too; TF 2's never had it
     if qualified_name.startswith("tensorflow.compat."):
         return False  # TF 1's API as TF 2 has it
     parts = qualified_name.split(".")

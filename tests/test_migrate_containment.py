@@ -26,15 +26,17 @@ n = tpu_function.get_tpu_context().number_of_shards
 
 
 def test_a_real_corpus_trial_migrates_the_good_files_and_reports_the_odd_one(tmp_path):
-    """The reproduction next to 60 real-style files, through the worker pool."""
+    """The reproduction next to 60 real-style files, through the worker pool. Each
+    fixture is a program of its own (its own directory), as its pair was written."""
     cases = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))[:60]
     for case in cases:
-        shutil.copy(FIXTURES / f"{case}.in.py", tmp_path / f"{case}.py")
+        (tmp_path / case).mkdir()
+        shutil.copy(FIXTURES / f"{case}.in.py", tmp_path / case / f"{case}.py")
     (tmp_path / "tpu_context.py").write_text(TPU_CONTEXT)
     result = run("--jobs", "2", tmp_path)
     for case in cases:
         expected = (FIXTURES / f"{case}.out.py").read_text()
-        assert (tmp_path / f"{case}.py").read_text() == expected, case
+        assert (tmp_path / case / f"{case}.py").read_text() == expected, case
     assert (tmp_path / "tpu_context.py").read_text() == TPU_CONTEXT
     reported = [line for line in result.output.splitlines() if "tpu_context.py:" in line]
     assert reported and all(" MIG101 " in line for line in reported), result.output

@@ -101,6 +101,9 @@ PROJECTS = [
         ),
         results=("model/metrics.txt", "model/predictions.csv"),
         model_dirs=("model",),
+        # host_call's step: the global step read after minimize (a TF 1 program:
+        # a reference variable, its read racing the increment)
+        racy_step_labels=("npu/loss",),
     ),
     Project(
         name="abalone_numpy_input_fn",

@@ -20,3 +20,12 @@ def test_hook_methods_find_the_model_graph_as_the_estimator_did(tmp_path):
     )
     for mode in ("train", "evaluate", "predict"):
         assert runtime[mode] == legacy[mode], mode
+    # The hook's own session reads: after_run sees the step's update, end the final
+    # state (train: 3 steps; evaluate: 2 steps on the trained weights).
+    methods = [(method, step) for method, step, _ in legacy["session"]]
+    train = [("after_create_session", 0)]
+    for step in range(3):
+        train += [("before_run", step), ("after_run", step + 1)]
+    evaluate = [("after_create_session", 3), *[("before_run", 3), ("after_run", 3)] * 2]
+    assert methods == [*train, ("end", 3), *evaluate, ("end", 3)]
+    assert runtime["session"] == legacy["session"]

@@ -176,9 +176,23 @@ class SessionHook(tf.compat.v1.train.SessionRunHook):
         session.run("anything")
 
 
-def test_hook_that_needs_a_session_gets_a_clear_error(tmp_path):
-    with pytest.raises(RuntimeError, match="SessionHook uses the session"):
-        make(tmp_path).train(train_input_fn, steps=3, hooks=[SessionHook()])
+class TensorThroughSessionHook(tf.compat.v1.train.SessionRunHook):
+    """Runs a tensor of the traced step with its session (not a variable)."""
+
+    def begin(self):
+        self._loss = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.LOSSES)[0]
+
+    def after_run(self, run_context, run_values):
+        run_context.session.run(self._loss)
+
+
+def test_a_hook_s_session_reads_variables_and_names_the_hook_for_anything_else(tmp_path):
+    with pytest.raises(RuntimeError, match=r"SessionHook\.after_create_session runs 'anything'"):
+        make(tmp_path / "a").train(train_input_fn, steps=3, hooks=[SessionHook()])
+    with pytest.raises(
+        RuntimeError, match=r"TensorThroughSessionHook\.after_run runs the tensor 'mul:0'"
+    ):
+        make(tmp_path / "b").train(train_input_fn, steps=3, hooks=[TensorThroughSessionHook()])
 
 
 def test_stop_at_step_hook_is_honoured(tmp_path):

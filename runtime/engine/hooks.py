@@ -4,8 +4,10 @@
 default graph) and every other hook method runs with that traced graph as the
 default graph, as under MonitoredSession; ``before_run`` fetches are mapped by
 name onto the traced step's outputs, ``after_run`` gets their values, and
-``run_context.request_stop()`` stops the loop. A hook that touches the session
-gets a clear error.
+``run_context.request_stop()`` stops the loop. The session a hook is handed
+(``run_context.session``, and the one of ``after_create_session`` and ``end``)
+serves reads of variables (``HookSession``); anything else it is asked is a clear
+error naming the hook.
 """
 
 from __future__ import annotations
@@ -28,19 +30,66 @@ class InGraphHook(SessionRunHook):
     """A hook whose work is part of the traced step itself; nothing to drive."""
 
 
-class SessionUnavailable:
-    """Stands where a hook expects a Session; any use explains what to change."""
+class HookSession:
+    """Stands where a hook expects a Session, in the hook's ``method``.
 
-    def __init__(self, hook) -> None:
+    ``run`` serves what lives outside the traced step: variables (the global step
+    among them) and their reads, by object or by name, with their values at that
+    moment, as a TF 1 Session read them: before the step in ``before_run``, after
+    it in ``after_run``, the final values in ``end``. Anything else — a tensor of
+    the step, an op to run, a feed — and any other use of the session is an error
+    naming the hook, the method and what was asked.
+    """
+
+    def __init__(self, hook, method: str, *, store, graph: tf.Graph) -> None:
         self._hook_name = type(hook).__name__
+        self.method = method  # run_context.session is the same object in after_run
+        self._store = store
+        self._graph = graph
+
+    @property
+    def graph(self) -> tf.Graph:
+        return self._graph
+
+    @property
+    def _where(self) -> str:
+        return f"{self._hook_name}.{self.method}"
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if feed_dict:
+            raise ValueError(
+                f"Hook {self._where} runs its session with a feed_dict; the runtime "
+                "cannot feed a traced step. Compute the value inside model_fn instead."
+            )
+        return tf.nest.map_structure(self._read, fetches)
+
+    def _read(self, fetch):
+        key = _fetch_key(fetch)
+        if isinstance(key, VariableFetch) and key.name in self._store:
+            with tf.init_scope():  # out of the model's graph, which hooks run in
+                return self._store[key.name].numpy()
+        raise RuntimeError(
+            f"Hook {self._where} runs {_described(fetch)} with its session; the runtime "
+            "runs model_fn with tf.function, and a hook's session serves only variables "
+            "and their reads. Request the tensor through before_run(SessionRunArgs(...)) "
+            "instead, or move the work into model_fn."
+        )
 
     def __getattr__(self, name):
         raise RuntimeError(
-            f"Hook {self._hook_name} uses the session (session.{name}), but the runtime "
-            "runs model_fn with tf.function and has no tf.compat.v1.Session. Request "
-            "tensors through before_run(SessionRunArgs(...)) instead, or move the work "
-            "into model_fn."
+            f"Hook {self._where} uses the session (session.{name}), but the runtime "
+            "runs model_fn with tf.function and has no tf.compat.v1.Session; a hook's "
+            "session serves only run() of variables. Request tensors through "
+            "before_run(SessionRunArgs(...)) instead, or move the work into model_fn."
         )
+
+
+def _described(fetch) -> str:
+    if isinstance(fetch, tf.Tensor):
+        return f"the tensor {fetch.name!r}"
+    if isinstance(fetch, tf.Operation):
+        return f"the op {fetch.name!r}"
+    return repr(fetch)
 
 
 class HookDriver:
@@ -64,24 +113,28 @@ class HookDriver:
         """Makes the model's graph the default graph, as MonitoredSession's hooks had it."""
         return self._graph.as_default()
 
+    def _session(self, hook, method: str) -> HookSession:
+        return HookSession(hook, method, store=self._store, graph=self._graph)
+
     def after_create_session(self) -> None:
         with self.model_graph():
             for hook in self.hooks:
-                hook.after_create_session(SessionUnavailable(hook), None)
+                hook.after_create_session(self._session(hook, "after_create_session"), None)
 
     def before_run(self) -> tuple[str, ...]:
         """Asks every hook for its fetches; returns the tensor names the step must output.
 
         Variables are read now, before the step, as a TF1 session read them.
         """
-        self._context = SessionRunContext(
-            original_args=SessionRunArgs(fetches=None), session=SessionUnavailable(self)
-        )
         self._pending = []
         names = set()
         for hook in self.hooks:
+            context = SessionRunContext(
+                original_args=SessionRunArgs(fetches=None),
+                session=self._session(hook, "before_run"),
+            )
             with self.model_graph():
-                args = hook.before_run(self._context)
+                args = hook.before_run(context)
             fetches = None
             if args is not None:
                 if args.feed_dict:
@@ -95,27 +148,30 @@ class HookDriver:
                     lambda k: k if isinstance(k, str) else _Value(self._store[k.name].numpy()),
                     fetches,
                 )
-            self._pending.append((hook, fetches))
+            self._pending.append((hook, context, fetches))
         return tuple(sorted(names))
 
     def after_run(self, fetched: dict) -> bool:
         """Hands each hook its values (``fetched``: the step's output tensors by name);
         returns True when a hook requested a stop."""
         fetched = {name: np.asarray(tensor) for name, tensor in fetched.items()}
-        for hook, fetches in self._pending:
+        stop = False
+        for hook, context, fetches in self._pending:
             results = None
             if fetches is not None:
                 results = tf.nest.map_structure(
                     lambda key: fetched[key] if isinstance(key, str) else key.value, fetches
                 )
+            context.session.method = "after_run"
             with self.model_graph():
-                hook.after_run(self._context, SessionRunValues(results, None, None))
-        return self._context.stop_requested
+                hook.after_run(context, SessionRunValues(results, None, None))
+            stop |= context.stop_requested
+        return stop
 
     def end(self) -> None:
         with self.model_graph():
             for hook in self.hooks:
-                hook.end(SessionUnavailable(hook))
+                hook.end(self._session(hook, "end"))
 
 
 @contextlib.contextmanager

@@ -80,6 +80,35 @@ class LookupHook(tf.compat.v1.train.SessionRunHook):
         self.record.append(["end", graph_view()])
 
 
+class SessionReadHook(tf.compat.v1.train.SessionRunHook):
+    """Reads the global step and a weight with the session it is handed, in every
+    method that has one, as ETA and early-stopping hooks do: before the step, after
+    it (the state the step left), at the end (the final state)."""
+
+    def __init__(self, record):
+        self.record = record
+
+    def begin(self):
+        self._step = tf.compat.v1.train.get_global_step()
+        (self._kernel,) = [v for v in tf.compat.v1.global_variables() if "kernel" in v.name]
+
+    def _read(self, method, session):
+        step, kernel = session.run([self._step, self._kernel])
+        self.record.append([method, int(step), np.ravel(kernel).tolist()])
+
+    def after_create_session(self, session, coord):
+        self._read("after_create_session", session)
+
+    def before_run(self, run_context):
+        self._read("before_run", run_context.session)
+
+    def after_run(self, run_context, run_values):
+        self._read("after_run", run_context.session)
+
+    def end(self, session):
+        self._read("end", session)
+
+
 class LookupListener(tf.compat.v1.train.CheckpointSaverListener):
     def __init__(self, record):
         self.record = record
@@ -94,14 +123,18 @@ class LookupListener(tf.compat.v1.train.CheckpointSaverListener):
 def main() -> None:
     config = estimator.RunConfig(save_checkpoints_steps=2, tf_random_seed=1)
     model = estimator.Estimator(model_fn, model_dir=sys.argv[2], config=config)
-    records = {"train": [], "evaluate": [], "predict": []}
+    records = {"train": [], "evaluate": [], "predict": [], "session": []}
     model.train(
         input_fn,
         steps=3,
-        hooks=[LookupHook(records["train"])],
+        hooks=[LookupHook(records["train"]), SessionReadHook(records["session"])],
         saving_listeners=[LookupListener(records["train"])],
     )
-    model.evaluate(input_fn, steps=2, hooks=[LookupHook(records["evaluate"])])
+    model.evaluate(
+        input_fn,
+        steps=2,
+        hooks=[LookupHook(records["evaluate"]), SessionReadHook(records["session"])],
+    )
 
     def predict_input_fn():
         return input_fn().map(lambda features, labels: features).take(2)

@@ -4,9 +4,10 @@ where ``import tensorflow as tf`` meant TF 1's API (``tf.flags``, ``tf.layers``,
 
 TF 2.15's ``tf.compat.v1`` *is* TF 1.15's public API carried into TF 2 (the same
 functions, TF 1 signatures and semantics): every name of it is put on the
-``tensorflow`` module over the TF 2 name, and TF 1's shapes are switched back on
-(``tf.compat.v1.disable_v2_tensorshape()``), so ``x.shape[-1].value`` works as in TF
-1.15. What TF 2.15's compat.v1 lacks (``tf.contrib``) comes from
+``tensorflow`` module over the TF 2 name, and TF 1's behaviour is switched on
+(``tf.compat.v1.disable_v2_behavior()``: TF 1's shapes, so ``x.shape[-1].value``
+works, v1 initializers seeded by the graph seed, reference variables, v1 control
+flow), as TF 1.15 ran every program. What TF 2.15's compat.v1 lacks (``tf.contrib``) comes from
 ``tensorflow_contrib.py``."""
 
 import tensorflow as tf
@@ -17,4 +18,4 @@ def install() -> None:
     for name in dir(v1):
         if not name.startswith("_") and name != "compat":
             setattr(tf, name, getattr(v1, name))
-    v1.disable_v2_tensorshape()
+    v1.disable_v2_behavior()

@@ -1,0 +1,165 @@
+"""Which TensorFlow a program was written for, read from the whole program.
+
+A file alone often cannot tell: ``import tensorflow.compat.v1 as tf`` was how TF 1.14
+and 1.15 code reached TF 1's API as much as how TF 2 code did, and a model module
+may use no TF 1-only name while the trainer beside it imports ``tf.contrib``. What
+matters is how the program ran: TF 1.x ran every program with the behaviour that
+``tf.compat.v1.disable_v2_behavior()`` switches on today (v1 initializers seeded by
+the graph seed, reference variables, v1 control flow and shapes...), so a program
+written for TF 1 and run with TF 2's behaviour trains with other numbers, silently.
+
+A *program* is the directory that holds a file's top-level package (the file's own
+directory for a script beside others). It was written for TF 1 when any of its
+files uses a name only TF 1 had (``migrator.dialect``), or a requirement file of it
+or of a directory above it (up to the repository's root) pins TensorFlow 1.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+import re
+import threading
+from pathlib import Path
+
+from migrator import dialect
+
+_REQUIREMENT_FILES = (
+    "requirements*.txt",
+    "setup.py",
+    "setup.cfg",
+    "pyproject.toml",
+    "environment*.yml",
+    "environment*.yaml",
+)
+# tensorflow==1.15, tensorflow-gpu~=1.14, tensorflow<2, tensorflow>=1.13,<2.0
+_TF1_PIN = re.compile(
+    r"""\btensorflow(?:-gpu|-cpu)?\s*(?:[=~]=\s*1\.|<=?\s*1\.|(?:>=?\s*1[\d.]*\s*,\s*)?<\s*2\b)"""
+)
+_SWITCH = re.compile(rb"\bdisable_v2_behavior\s*\(")
+# Ascend's adapter for TF 1 (its TF 2 adapter is npu_device)
+_NPU_BRIDGE = re.compile(rb"^\s*(?:from|import)\s+npu_bridge\b", re.MULTILINE)
+_REPOSITORY_MARKERS = (".git", ".hg")
+_MENTIONS = re.compile(rb"tensorflow|npu_bridge|__main__")
+_READING = threading.Lock()
+_LEVELS_WITHOUT_REPOSITORY = 4  # the program's directory and three above it
+_SKIPPED_DIRECTORIES = {"__pycache__", "site-packages", "node_modules"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """What migrating one of the program's files needs to know of the others."""
+
+    root: Path
+    written_for_tf1: bool = False
+    reason: str = ""  # why TF 1: "model.py uses tensorflow.contrib"
+    switched: bool = False  # a module already calls disable_v2_behavior()
+    entry_points: tuple[Path, ...] = ()
+
+    @property
+    def needs_switch(self) -> bool:
+        """TF 1's behaviour must be switched on for this program to run as it ran."""
+        return self.written_for_tf1 and not self.switched
+
+    def fingerprint(self) -> str:
+        """What a migration's result depends on (the result cache's key)."""
+        if not self.written_for_tf1:
+            return ""
+        return f"tf1|{self.reason}|{self.switched}|{sorted(map(str, self.entry_points))}"
+
+
+FILE_ALONE = Program(root=Path())
+
+
+def program_root(path: Path) -> Path:
+    """The directory holding ``path``'s top-level package (``path``'s own directory
+    for a module outside any package)."""
+    directory = path.absolute().parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        directory = directory.parent
+    return directory
+
+
+def program_of(path: Path) -> Program:
+    return read_program(program_root(path))
+
+
+def read_program(root: Path) -> Program:
+    """The program under ``root`` (read once per run: workers forked after the first
+    read inherit it). Threads read one at a time: CPython 3.11's ``ast.parse`` in
+    two threads at once can fail (``AST constructor recursion depth mismatch``)."""
+    with _READING:
+        return _read_program(root)
+
+
+def forget_programs() -> None:
+    """A new run reads every program again (its files may have changed)."""
+    _read_program.cache_clear()
+
+
+@functools.cache
+def _read_program(root: Path) -> Program:
+    reason, switched, entry_points = "", False, []
+    for path in _python_files(root):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if not _MENTIONS.search(data):
+            continue
+        switched |= bool(_SWITCH.search(data))
+        try:
+            code = data.decode("utf-8")
+            tree = ast.parse(code)
+        except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if is_entry_point(tree):
+            entry_points.append(path)
+        if not reason and _NPU_BRIDGE.search(data):
+            reason = f"{path.relative_to(root)} imports npu_bridge"
+        if not reason and b"tensorflow" in data:
+            tf1_name = dialect.tf1_only_name(code, tree)
+            if tf1_name:
+                short = tf1_name.replace("tensorflow.", "tf.", 1)
+                reason = f"{path.relative_to(root)} uses {short}"
+    reason = reason or _pinned_tf1(root)
+    return Program(root, bool(reason), reason, switched, tuple(entry_points))
+
+
+def is_entry_point(tree: ast.Module) -> bool:
+    """Whether a module runs as a program: ``if __name__ == "__main__":``."""
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            names = [node.test.left, *node.test.comparators]
+            if any(isinstance(n, ast.Name) and n.id == "__name__" for n in names) and any(
+                isinstance(n, ast.Constant) and n.value == "__main__" for n in names
+            ):
+                return True
+    return False
+
+
+def _python_files(root: Path):
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).parts
+        if any(part.startswith(".") or part in _SKIPPED_DIRECTORIES for part in relative):
+            continue
+        yield path
+
+
+def _pinned_tf1(root: Path) -> str:
+    """``"requirements.txt pins tensorflow==1.15"`` when a requirement file of the
+    program, or of a directory above it up to the repository's root, pins TF 1."""
+    for directory in (root, *root.parents)[:_LEVELS_WITHOUT_REPOSITORY]:
+        for pattern in _REQUIREMENT_FILES:
+            for path in sorted(directory.glob(pattern)):
+                try:
+                    text = path.read_text(errors="replace")
+                except OSError:
+                    continue
+                pin = _TF1_PIN.search(text)
+                if pin:
+                    return f"{path.name} pins {' '.join(pin.group(0).split())}"
+        if any((directory / marker).exists() for marker in _REPOSITORY_MARKERS):
+            break
+    return ""

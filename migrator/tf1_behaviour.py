@@ -1,0 +1,111 @@
+"""TF 1's behaviour switched on where a program written for TF 1 starts.
+
+TF 1.x ran every program with what ``tf.compat.v1.disable_v2_behavior()`` switches
+on in TF 2 (docs/tf1_behaviour.md lists each switch). A program written for TF 1
+(``migrator.program``) gets that call in each of its entry points, after the
+imports, so it trains with the numbers TF 1.15 gave; a program with no entry point
+(a library of model code) gets a warning in each file that builds an Estimator.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from migrator.diagnostics import Diagnostic
+from migrator.module_edits import after_last_import
+from migrator.program import Program
+
+RULE = "MIG204"
+NO_ENTRY_POINT = "MIG109"
+_TENSORFLOW = "tensorflow"
+_V1 = "tensorflow.compat.v1"
+# [tf.estimator.]Estimator(...), TPUEstimator(...), NPUEstimator(...), train_and_evaluate(...)
+BUILDS_ESTIMATOR = re.compile(
+    r"\b(?:[A-Za-z_]\w*\.)*(?:(?:TPU|NPU)?Estimator|train_and_evaluate)\s*\("
+)
+
+
+def switch_on(code: str, program: Program) -> str:
+    """``code`` (an entry point of ``program``) with the switch after its imports."""
+    module = cst.parse_module(code)
+    body = list(module.body)
+    call = _switch_call(body)
+    line = cst.parse_statement(f"{call}  # migrate: a TF 1 program ({program.reason})\n")
+    line = line.with_changes(leading_lines=[cst.EmptyLine()])
+    imported = _names_tensorflow(body) or _names_v1(body)
+    added = [] if imported else [cst.parse_statement(f"import {_TENSORFLOW}\n")]
+    position = after_last_import(body)
+    body[position:position] = [*added, line]
+    return module.with_changes(body=body).code
+
+
+def no_entry_point(path: str, code: str, program: Program) -> Diagnostic | None:
+    """A warning where ``code`` (a file of ``program``, which has no entry point)
+    builds an Estimator; None if it builds none."""
+    built = BUILDS_ESTIMATOR.search(code)
+    if built is None:
+        return None
+    line = code.count("\n", 0, built.start()) + 1
+    column = built.start() - code.rfind("\n", 0, built.start())
+    return Diagnostic(
+        path,
+        line,
+        column,
+        NO_ENTRY_POINT,
+        f"a program written for TF 1 ({program.reason}), with no "
+        '`if __name__ == "__main__":` module to switch TF 1\'s behaviour on in: it would '
+        "run with TF 2's (other initial weights, other seeds)",
+        "call tf.compat.v1.disable_v2_behavior() where the program starts",
+    )
+
+
+def _switch_call(body) -> str:
+    v1 = _names_v1(body)
+    if v1:
+        return f"{v1}.disable_v2_behavior()"
+    return f"{_names_tensorflow(body) or _TENSORFLOW}.compat.v1.disable_v2_behavior()"
+
+
+def _names_tensorflow(body) -> str:
+    """The name a top-level ``import tensorflow [as tf]`` binds ("" if none)."""
+    return _binding(body, _TENSORFLOW)
+
+
+def _names_v1(body) -> str:
+    """The name a top-level ``import tensorflow.compat.v1 as tf`` binds."""
+    return _binding(body, _V1)
+
+
+def _binding(body, module: str) -> str:
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.ImportFrom) and not small.relative and small.module:
+                found = _from_binding(small, module)
+                if found:
+                    return found
+            if not isinstance(small, cst.Import):
+                continue
+            for alias in small.names:
+                name = cst.helpers.get_full_name_for_node(alias.name)
+                if name != module:
+                    continue
+                if alias.asname:
+                    return cst.helpers.get_full_name_for_node(alias.asname.name)
+                if "." not in module:
+                    return module
+    return ""
+
+
+def _from_binding(node: cst.ImportFrom, module: str) -> str:
+    """``from tensorflow.compat import v1 as tf`` binds ``tf`` to ``module``."""
+    if isinstance(node.names, cst.ImportStar):
+        return ""
+    parent = cst.helpers.get_full_name_for_node(node.module)
+    for alias in node.names:
+        if f"{parent}.{cst.helpers.get_full_name_for_node(alias.name)}" == module:
+            return cst.helpers.get_full_name_for_node((alias.asname or alias).name)
+    return ""
