@@ -87,7 +87,15 @@ def is_tf1_flavour(canonical_name: str) -> bool:
 
 
 # The tf.contrib.estimator names the runtime has (runtime/contrib/estimator.py).
+_EARLY_STOPPING = (
+    "make_early_stopping_hook",
+    "stop_if_higher_hook",
+    "stop_if_lower_hook",
+    "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook",
+)
 _CONTRIB_ESTIMATOR = (
+    *_EARLY_STOPPING,
     "clip_gradients_by_norm",
     "binary_classification_head",
     "multi_class_head",
@@ -152,6 +160,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.add_metrics",
         "estimator.experimental",
         "estimator.experimental.LinearSDCA",
+        *(f"estimator.experimental.{name}" for name in _EARLY_STOPPING),
         "estimator.train_and_evaluate",
         "estimator.v1",
         *TWO_FLAVOURS,  # the canned estimators, in both flavours

@@ -536,6 +536,55 @@ def estimator_rows():
     }
 
 
+def early_stopping_rows():
+    experimental = estimator.experimental
+
+    def fresh(config=None):
+        return estimator.Estimator(
+            counting_model_fn, model_dir=tempfile.mkdtemp(), params={"tpu": False}, config=config
+        )
+
+    def stopped_at(make_hook):
+        """The global step a second train() reaches with the hook (up to 6 steps), after
+        one step (with the hook: its stop signal is in the checkpoint) and an evaluation."""
+        model = fresh()
+        model.train(ones_input_fn, steps=1, hooks=[make_hook(model)])
+        model.evaluate(ones_input_fn, steps=1)
+        model.train(ones_input_fn, steps=5, hooks=[make_hook(model)])
+        return int(model.get_variable_value("global_step"))
+
+    mirrored = estimator.RunConfig(train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]))
+    return {
+        "early stopping on another object": lambda: experimental.make_early_stopping_hook(
+            object(), lambda: False
+        ),
+        "early stopping on both timers": lambda: experimental.make_early_stopping_hook(
+            fresh(), lambda: False, run_every_secs=5, run_every_steps=5
+        ),
+        "early stopping without a function": lambda: experimental.make_early_stopping_hook(
+            fresh(), "stop", run_every_secs=None, run_every_steps=1
+        ),
+        "early stopping on seconds with train_distribute": lambda: (
+            experimental.stop_if_no_decrease_hook(fresh(mirrored), "loss", 10)
+        ),
+        "early stopping below a threshold": lambda: stopped_at(
+            lambda model: experimental.stop_if_lower_hook(
+                model, "loss", 1e9, run_every_secs=None, run_every_steps=1
+            )
+        ),
+        "early stopping above an unreached threshold": lambda: stopped_at(
+            lambda model: experimental.stop_if_higher_hook(
+                model, "loss", 1e9, run_every_secs=None, run_every_steps=1
+            )
+        ),
+        "early stopping for steps without increase": lambda: stopped_at(
+            lambda model: experimental.stop_if_no_increase_hook(
+                model, "loss", 0, min_steps=1, run_every_secs=None, run_every_steps=2
+            )
+        ),
+    }
+
+
 def tpu_rows():
     def tpu_estimator(config=None, **kwargs):
         return tpu.TPUEstimator(
@@ -590,6 +639,7 @@ def main():
         **receiver_rows(),
         **train_and_evaluate_rows(),
         **estimator_rows(),
+        **early_stopping_rows(),
         **input_value_rows(),
         **tpu_rows(),
     }

@@ -1,7 +1,7 @@
 """``tf.contrib.estimator``'s pieces that Estimator code used: the optimizer
-extender, and the head factories TF 1's ``*Estimator`` canned classes took (TF
+extender, the head factories TF 1's ``*Estimator`` canned classes took (TF
 1.15's built the v1 heads of tensorflow-estimator's ``canned/head.py``, the loss
-averaged over the batch by default)."""
+averaged over the batch by default), and the early-stopping hooks."""
 
 from __future__ import annotations
 
@@ -9,6 +9,13 @@ import tensorflow as tf
 
 from runtime.canned.heads import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
 from runtime.canned.v1 import head as v1_head
+from runtime.engine.early_stopping import (  # noqa: F401  (tf.contrib.estimator's names)
+    make_early_stopping_hook,
+    stop_if_higher_hook,
+    stop_if_lower_hook,
+    stop_if_no_decrease_hook,
+    stop_if_no_increase_hook,
+)
 from runtime.tf1.wrapped_optimizer import TransformGradients
 
 _SUM_OVER_BATCH_SIZE = tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE

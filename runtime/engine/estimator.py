@@ -221,7 +221,11 @@ class Estimator:
         self, input_fn, hooks, latest, start, steps, max_steps, saving_listeners, output_dir
     ) -> None:
         tf.io.gfile.makedirs(output_dir)
-        blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest)
+        own_variables = [record for hook in hooks for record in _variables_of(hook)]
+        blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest, own_variables)
+        for hook in hooks:
+            if _variables_of(hook):
+                hook.use_variables(self._store)
         iterator = pipeline.iterator
         summary_writer = self._summary_writer_for(output_dir)
         programs = self._programs(
@@ -560,8 +564,10 @@ class Estimator:
         return self._caller()
 
     # ---------------------------------------------------------------- shared
-    def _prepare(self, mode: str, input_fn, checkpoint_path):
-        """Discovers the graph for ``mode``, sets variable values, opens the input."""
+    def _prepare(self, mode: str, input_fn, checkpoint_path, hook_variables=()):
+        """Discovers the graph for ``mode``, sets variable values, opens the input.
+        ``hook_variables``: records of variables hooks add to the model's (saved and
+        restored with them, as the variables a hook made in ``begin()`` were)."""
         replication = self._replications[mode]
         input_context = replication.input_context()
         input_graph = discovery.legacy_input_graph(
@@ -572,11 +578,11 @@ class Estimator:
         blueprint = self._call_cache.blueprint(
             input_graph, lambda: self._discover(input_graph, input_fn, replication)
         )
-        created = self._store.materialize(blueprint.all_variables())
+        records = [*blueprint.all_variables(), *hook_variables]
+        created = self._store.materialize(records)
         if replication.scheduler is not None:
             parameter_servers.log_placement(self._store[name] for name in created)
         self._store.materialize_tables(blueprint.tables)
-        records = blueprint.all_variables()
         if checkpoint_path:
             # A fresh session: the saver restored the variables and tables, the
             # local init op set the local variables.
@@ -709,3 +715,8 @@ def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
 
 def _numpy(structure):
     return tf.nest.map_structure(lambda t: t.numpy(), structure)
+
+
+def _variables_of(hook) -> tuple:
+    """The variable records a hook adds to the model's (``early_stopping``'s hooks)."""
+    return getattr(hook, "variable_records", ())

@@ -2,5 +2,19 @@
 these here; the namespace's other names stay reported as MIG101)."""
 
 from runtime.canned.sdca import LinearSDCA
+from runtime.engine.early_stopping import (
+    make_early_stopping_hook,
+    stop_if_higher_hook,
+    stop_if_lower_hook,
+    stop_if_no_decrease_hook,
+    stop_if_no_increase_hook,
+)
 
-__all__ = ["LinearSDCA"]
+__all__ = [
+    "LinearSDCA",
+    "make_early_stopping_hook",
+    "stop_if_higher_hook",
+    "stop_if_lower_hook",
+    "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook",
+]

@@ -1,0 +1,284 @@
+"""``tf.estimator.experimental``'s early stopping: hooks that stop training when an
+evaluation metric crosses a threshold or stops improving.
+
+As in tensorflow-estimator, the chief's hook asks ``should_stop_fn`` every
+``run_every_secs`` seconds or ``run_every_steps`` steps, reading the evaluation
+results from the events in ``estimator.eval_dir()``, and on a stop sets the
+variable ``signal_early_stopping/STOP`` (a model variable, saved in checkpoints,
+which the other workers' hook reads). The Estimator's hooks made that variable in
+their ``begin()``; here the hook declares it (``variable_records``) and
+``Estimator.train`` creates and restores it with the model's variables, then hands
+it to the hook (``use_variables``): a hook's session cannot run an assign.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import operator
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from runtime.tf1.discovery import VariableRecord
+
+STOP_NAME = "signal_early_stopping/STOP"
+_EVENT_FILES = "*.tfevents.*"
+_log = logging.getLogger("tensorflow")
+
+
+def make_early_stopping_hook(estimator, should_stop_fn, run_every_secs=60, run_every_steps=None):
+    """A hook that stops training when ``should_stop_fn()`` returns True."""
+    from runtime.engine.estimator import Estimator
+
+    if not isinstance(estimator, Estimator):
+        raise TypeError(
+            f"`estimator` must have type `tf.estimator.Estimator`. Got: {type(estimator)}"
+        )
+    if run_every_secs is not None and run_every_steps is not None:
+        raise ValueError("Only one of `run_every_secs` and `run_every_steps` must be set.")
+    if estimator.config.train_distribute:
+        # tensorflow-estimator took every train_distribute for multi-worker here
+        if run_every_secs:
+            raise ValueError(
+                "run_every_secs should not be set when using MultiWorkerMirroredStrategy."
+            )
+        raise NotImplementedError(
+            "Early stopping with RunConfig(train_distribute=...) sums a stop signal across "
+            "workers; the runtime does not run that yet. Train without train_distribute, "
+            "or stop on max_steps."
+        )
+    if estimator.config.is_chief:
+        return StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
+    return CheckForStoppingHook()
+
+
+def stop_if_higher_hook(
+    estimator,
+    metric_name,
+    threshold,
+    eval_dir=None,
+    min_steps=0,
+    run_every_secs=60,
+    run_every_steps=None,
+):
+    return _threshold_hook(
+        estimator,
+        metric_name,
+        threshold,
+        True,
+        eval_dir,
+        min_steps,
+        run_every_secs,
+        run_every_steps,
+    )
+
+
+def stop_if_lower_hook(
+    estimator,
+    metric_name,
+    threshold,
+    eval_dir=None,
+    min_steps=0,
+    run_every_secs=60,
+    run_every_steps=None,
+):
+    return _threshold_hook(
+        estimator,
+        metric_name,
+        threshold,
+        False,
+        eval_dir,
+        min_steps,
+        run_every_secs,
+        run_every_steps,
+    )
+
+
+def stop_if_no_increase_hook(
+    estimator,
+    metric_name,
+    max_steps_without_increase,
+    eval_dir=None,
+    min_steps=0,
+    run_every_secs=60,
+    run_every_steps=None,
+):
+    return _no_improvement_hook(
+        estimator,
+        metric_name,
+        max_steps_without_increase,
+        True,
+        eval_dir,
+        min_steps,
+        run_every_secs,
+        run_every_steps,
+    )
+
+
+def stop_if_no_decrease_hook(
+    estimator,
+    metric_name,
+    max_steps_without_decrease,
+    eval_dir=None,
+    min_steps=0,
+    run_every_secs=60,
+    run_every_steps=None,
+):
+    return _no_improvement_hook(
+        estimator,
+        metric_name,
+        max_steps_without_decrease,
+        False,
+        eval_dir,
+        min_steps,
+        run_every_secs,
+        run_every_steps,
+    )
+
+
+def read_eval_metrics(eval_dir) -> collections.OrderedDict:
+    """``{global step: {tag: value}}`` of the scalar summaries in ``eval_dir``'s
+    event files, by step (a later file's value for a step and tag wins)."""
+    by_step = collections.defaultdict(dict)
+    for event in _events(eval_dir):
+        if not event.HasField("summary"):
+            continue
+        for value in event.summary.value:
+            if value.HasField("simple_value"):
+                by_step[event.step][value.tag] = value.simple_value
+    return collections.OrderedDict(sorted(by_step.items()))
+
+
+def _events(eval_dir):
+    if not tf.io.gfile.exists(eval_dir):
+        return
+    for path in tf.io.gfile.glob(os.path.join(eval_dir, _EVENT_FILES)):
+        try:
+            yield from tf.compat.v1.train.summary_iterator(path)
+        except tf.errors.DataLossError as error:
+            _log.warning(
+                "Skipping rest of the file due to encountering data corruption error; "
+                "file path: %s; original error raised by `tf.train.summary_iterator`: %s",
+                path,
+                error,
+            )
+
+
+def _threshold_hook(
+    estimator, metric, threshold, higher, eval_dir, min_steps, run_every_secs, run_every_steps
+):
+    eval_dir = eval_dir if eval_dir is not None else estimator.eval_dir()
+    better = operator.gt if higher else operator.lt
+    relation = "greater than" if higher else "less than"
+
+    def crossed() -> bool:
+        for step, metrics in read_eval_metrics(eval_dir).items():
+            if step < min_steps:
+                continue
+            value = metrics[metric]
+            if better(value, threshold):
+                _log.info(
+                    'At step %s, metric "%s" has value %s which is %s the configured '
+                    "threshold (%s) for early stopping.",
+                    step,
+                    metric,
+                    value,
+                    relation,
+                    threshold,
+                )
+                return True
+        return False
+
+    return make_early_stopping_hook(estimator, crossed, run_every_secs, run_every_steps)
+
+
+def _no_improvement_hook(
+    estimator, metric, max_steps, higher, eval_dir, min_steps, run_every_secs, run_every_steps
+):
+    eval_dir = eval_dir if eval_dir is not None else estimator.eval_dir()
+    better = operator.gt if higher else operator.lt
+    direction = "increase" if higher else "decrease"
+
+    def stalled() -> bool:
+        best, best_step = None, None
+        for step, metrics in read_eval_metrics(eval_dir).items():
+            if step < min_steps:
+                continue
+            value = metrics[metric]
+            if best is None or better(value, best):
+                best, best_step = value, step
+            if step - best_step >= max_steps:
+                _log.info(
+                    'No %s in metric "%s" for %s steps, which is greater than or equal '
+                    "to max steps (%s) configured for early stopping.",
+                    direction,
+                    metric,
+                    step - best_step,
+                    max_steps,
+                )
+                return True
+        return False
+
+    return make_early_stopping_hook(estimator, stalled, run_every_secs, run_every_steps)
+
+
+class _StopVariableHook(tf.compat.v1.train.SessionRunHook):
+    """A hook with the stop signal among the model's variables."""
+
+    variable_records = (
+        VariableRecord(
+            name=STOP_NAME,
+            initial=lambda: np.array(False),
+            dtype=tf.bool,
+            trainable=False,
+            collections=(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,),
+            synchronization=tf.VariableSynchronization.AUTO,
+            aggregation=tf.VariableAggregation.NONE,
+        ),
+    )
+
+    def use_variables(self, store) -> None:
+        self._stop = store[STOP_NAME]
+
+
+class StopOnPredicateHook(_StopVariableHook):
+    """The chief's hook: asks ``should_stop_fn`` on its timer; stops when it says so."""
+
+    def __init__(self, should_stop_fn, run_every_secs=60, run_every_steps=None) -> None:
+        if not callable(should_stop_fn):
+            raise TypeError("`should_stop_fn` must be callable.")
+        self._should_stop_fn = should_stop_fn
+        self._timer = tf.compat.v1.train.SecondOrStepTimer(
+            every_secs=run_every_secs, every_steps=run_every_steps
+        )
+
+    def begin(self) -> None:
+        self._global_step = tf.compat.v1.train.get_global_step()
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values) -> None:
+        step = run_values.results
+        if not self._timer.should_trigger_for_step(step):
+            return
+        self._timer.update_last_triggered_step(step)
+        if self._should_stop_fn():
+            _log.info("Requesting early stopping at global step %d", step)
+            with tf.init_scope():
+                self._stop.assign(True)
+            run_context.request_stop()
+
+
+class CheckForStoppingHook(_StopVariableHook):
+    """The other workers' hook: stops when the chief set the stop signal."""
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._stop)
+
+    def after_run(self, run_context, run_values) -> None:
+        if run_values.results:
+            _log.info("Early stopping requested, suspending run.")
+            run_context.request_stop()
