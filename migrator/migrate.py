@@ -71,17 +71,21 @@ def _migrate(
     code: str, path: str, enabled: frozenset[str], imports_before: str | None, program: Program
 ) -> Migration:
     tree = parse_with_python(code)
+    migration = _rewritten(code, tree, path, enabled, imports_before, program)
+    if hook_sessions.CODE in enabled:
+        migration = _with_hook_session_checks(migration, tree)
+    return migration
+
+
+def _rewritten(code: str, tree, path, enabled, imports_before, program) -> Migration:
+    """The file migrated at once, or in parts when it is large."""
     lines = physical_lines(code)
     part = whole_file_part(code, tree, imports_before, program)
-    hooks = []
-    if hook_sessions.CODE in enabled:
-        hooks = hook_sessions.unservable_session_uses(tree, path)
     if imports_before is None and chunked.worth_splitting(lines, tree, KNOWN_MODULES):
         migrated, diagnostics, reported = chunked.migrate_in_parts(
             code, tree, path=path, enabled=enabled, words=TRIGGER_WORDS, part=part
         )
-        diagnostics = _in_order([*diagnostics, *hooks])
-        return Migration(path, code, migrated, diagnostics, frozenset(reported))
+        return Migration(path, code, migrated, _in_order(diagnostics), frozenset(reported))
     module = parse_with_libcst(code)
     new, transformer = migrate_module(
         module, locator=Locator(code, tree), path=path, enabled=enabled, part=part
@@ -90,7 +94,7 @@ def _migrate(
         path,
         code,
         new.code if transformer.rewrote else code,
-        _in_order([*transformer.diagnostics, *hooks]),
+        _in_order(transformer.diagnostics),
         frozenset(transformer.reported_names),
     )
 
@@ -107,9 +111,20 @@ def whole_file_part(
     return Part(imports_before=imports_before, dialect=dialect)
 
 
+def _with_hook_session_checks(migration: Migration, tree) -> Migration:
+    """Session uses in hooks the runtime cannot serve (a check of the whole file,
+    however it was migrated)."""
+    found = hook_sessions.unservable_session_uses(tree, migration.path)
+    if not found:
+        return migration
+    diagnostics = _in_order([*migration.diagnostics, *found])
+    return dataclasses.replace(migration, diagnostics=diagnostics)
+
+
 def _with_tf1_behaviour(migration: Migration, program: Program, enabled) -> Migration:
-    """An entry point of a program written for TF 1 switches TF 1's behaviour on; a
-    program with none gets a warning where it builds an Estimator."""
+    """An entry point of a program written for TF 1 switches TF 1's behaviour on. In
+    a program with none, a file that builds an Estimator gets an error and the
+    decision written down, so that a check of the migrated tree reports it again."""
     if not program.needs_switch:
         return migration
     path = migration.path
@@ -123,10 +138,15 @@ def _with_tf1_behaviour(migration: Migration, program: Program, enabled) -> Migr
         if program.entry_points
         else tf1_behaviour.no_entry_point(path, migration.original, program)
     )
-    if warning is None or warning.code not in enabled:
+    if warning is None:
         return migration
-    diagnostics = _in_order([*migration.diagnostics, warning])
-    return dataclasses.replace(migration, diagnostics=diagnostics)
+    migrated = migration.migrated
+    if tf1_behaviour.RULE in enabled:
+        migrated = tf1_behaviour.mark(migrated, program)
+    diagnostics = migration.diagnostics
+    if warning.code in enabled:
+        diagnostics = _in_order([*diagnostics, warning])
+    return dataclasses.replace(migration, migrated=migrated, diagnostics=diagnostics)
 
 
 def _in_order(diagnostics) -> tuple[Diagnostic, ...]:

@@ -37,14 +37,29 @@ _REQUIREMENT_FILES = (
 _TF1_PIN = re.compile(
     r"""\btensorflow(?:-gpu|-cpu)?\s*(?:[=~]=\s*1\.|<=?\s*1\.|(?:>=?\s*1[\d.]*\s*,\s*)?<\s*2\b)"""
 )
-_SWITCH = re.compile(rb"\bdisable_v2_behavior\s*\(")
+_SWITCH = re.compile(rb"^[^#\n]*\bdisable_v2_behavior\s*\(", re.MULTILINE)  # not in a comment
 # Ascend's adapter for TF 1 (its TF 2 adapter is npu_device)
 _NPU_BRIDGE = re.compile(rb"^\s*(?:from|import)\s+npu_bridge\b", re.MULTILINE)
 _REPOSITORY_MARKERS = (".git", ".hg")
-_MENTIONS = re.compile(rb"tensorflow|npu_bridge|__main__")
+# What migrator.tf1_behaviour writes where it decided a program was written for TF 1
+# (`# migrate: a TF 1 program (why)`): later runs read the decision back.
+DECISION_MARK = "# migrate: a TF 1 program"
+DECISION = re.compile(re.escape(DECISION_MARK) + r" \((.*?)\)(?:$|:)", re.MULTILINE)
+_MENTIONS = re.compile(rb"tensorflow|npu_bridge|__main__|" + re.escape(DECISION_MARK).encode())
 _READING = threading.Lock()
 _LEVELS_WITHOUT_REPOSITORY = 4  # the program's directory and three above it
 _SKIPPED_DIRECTORIES = {"__pycache__", "site-packages", "node_modules"}
+# top-level calls that make a module a script (what it runs when run)
+_SCRIPT_CALLS = {
+    "main",
+    "run",
+    "train",
+    "evaluate",
+    "predict",
+    "train_and_evaluate",
+    "export_saved_model",
+    "export_savedmodel",
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,20 +138,35 @@ def _read_program(root: Path) -> Program:
             if tf1_name:
                 short = tf1_name.replace("tensorflow.", "tf.", 1)
                 reason = f"{path.relative_to(root)} uses {short}"
+        decided = DECISION.search(code)
+        if not reason and decided:  # by an earlier run, whose rewrites hid the reason
+            reason = decided.group(1)
     reason = reason or _pinned_tf1(root)
     return Program(root, bool(reason), reason, switched, tuple(entry_points))
 
 
 def is_entry_point(tree: ast.Module) -> bool:
-    """Whether a module runs as a program: ``if __name__ == "__main__":``."""
-    for node in tree.body:
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
-            names = [node.test.left, *node.test.comparators]
-            if any(isinstance(n, ast.Name) and n.id == "__name__" for n in names) and any(
-                isinstance(n, ast.Constant) and n.value == "__main__" for n in names
-            ):
-                return True
-    return False
+    """Whether a module runs as a program: ``if __name__ == "__main__":``, or a
+    script's work at its top level (``main()``, ``tf.app.run()``,
+    ``estimator.train(...)``)."""
+    return any(_is_main_guard(node) or _runs_work(node) for node in tree.body)
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)):
+        return False
+    names = [node.test.left, *node.test.comparators]
+    return any(isinstance(n, ast.Name) and n.id == "__name__" for n in names) and any(
+        isinstance(n, ast.Constant) and n.value == "__main__" for n in names
+    )
+
+
+def _runs_work(node: ast.stmt) -> bool:
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    function = node.value.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+    return name in _SCRIPT_CALLS
 
 
 def _python_files(root: Path):

@@ -15,7 +15,7 @@ import libcst as cst
 
 from migrator.diagnostics import Diagnostic
 from migrator.module_edits import after_last_import
-from migrator.program import Program
+from migrator.program import DECISION, DECISION_MARK, Program
 
 RULE = "MIG204"
 NO_ENTRY_POINT = "MIG109"
@@ -32,7 +32,7 @@ def switch_on(code: str, program: Program) -> str:
     module = cst.parse_module(code)
     body = list(module.body)
     call = _switch_call(body)
-    line = cst.parse_statement(f"{call}  # migrate: a TF 1 program ({program.reason})\n")
+    line = cst.parse_statement(f"{call}  {DECISION_MARK} ({program.reason})\n")
     line = line.with_changes(leading_lines=[cst.EmptyLine()])
     imported = _names_tensorflow(body) or _names_v1(body)
     added = [] if imported else [cst.parse_statement(f"import {_TENSORFLOW}\n")]
@@ -41,8 +41,30 @@ def switch_on(code: str, program: Program) -> str:
     return module.with_changes(body=body).code
 
 
+def mark(code: str, program: Program) -> str:
+    """``code`` (a file of ``program`` that builds its Estimator, in a program with no
+    entry point) with the decision after its imports, once."""
+    if DECISION.search(code):
+        return code
+    module = cst.parse_module(code)
+    body = list(module.body)
+    comment = cst.EmptyLine(
+        comment=cst.Comment(
+            f"{DECISION_MARK} ({program.reason}): call tf.compat.v1.disable_v2_behavior() where it starts"
+        )
+    )
+    position = after_last_import(body)
+    if position == len(body):
+        footer = [cst.EmptyLine(), comment, *module.footer]
+        return module.with_changes(footer=footer).code
+    statement = body[position]
+    leading = [cst.EmptyLine(), comment, *statement.leading_lines]
+    body[position] = statement.with_changes(leading_lines=leading)
+    return module.with_changes(body=body).code
+
+
 def no_entry_point(path: str, code: str, program: Program) -> Diagnostic | None:
-    """A warning where ``code`` (a file of ``program``, which has no entry point)
+    """The error where ``code`` (a file of ``program``, which has no entry point)
     builds an Estimator; None if it builds none."""
     built = BUILDS_ESTIMATOR.search(code)
     if built is None:
@@ -54,9 +76,9 @@ def no_entry_point(path: str, code: str, program: Program) -> Diagnostic | None:
         line,
         column,
         NO_ENTRY_POINT,
-        f"a program written for TF 1 ({program.reason}), with no "
-        '`if __name__ == "__main__":` module to switch TF 1\'s behaviour on in: it would '
-        "run with TF 2's (other initial weights, other seeds)",
+        f"a program written for TF 1 ({program.reason}), with no entry point "
+        '(`if __name__ == "__main__":` or a script) to switch TF 1\'s behaviour on in: it '
+        "would train with TF 2's (other initial weights, other seeds)",
         "call tf.compat.v1.disable_v2_behavior() where the program starts",
     )
 

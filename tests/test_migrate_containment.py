@@ -27,13 +27,14 @@ n = tpu_function.get_tpu_context().number_of_shards
 
 def test_a_real_corpus_trial_migrates_the_good_files_and_reports_the_odd_one(tmp_path):
     """The reproduction next to 60 real-style files, through the worker pool. Each
-    fixture is a program of its own (its own directory), as its pair was written."""
+    fixture is a program of its own (its own directory); its pair was written for the
+    file alone, so what migrate does per program (MIG109, MIG204) is off here."""
     cases = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))[:60]
     for case in cases:
         (tmp_path / case).mkdir()
         shutil.copy(FIXTURES / f"{case}.in.py", tmp_path / case / f"{case}.py")
     (tmp_path / "tpu_context.py").write_text(TPU_CONTEXT)
-    result = run("--jobs", "2", tmp_path)
+    result = run("--jobs", "2", "--ignore", "MIG109,MIG204", tmp_path)
     for case in cases:
         expected = (FIXTURES / f"{case}.out.py").read_text()
         assert (tmp_path / case / f"{case}.py").read_text() == expected, case
@@ -46,7 +47,8 @@ def test_a_real_corpus_trial_migrates_the_good_files_and_reports_the_odd_one(tmp
 
 
 def test_chains_on_call_results_migrate(tmp_path):
-    """``tf.estimator.Estimator(fn).train(x)`` crashed with a TypeError."""
+    """``tf.estimator.Estimator(fn).train(x)`` crashed with a TypeError. (A TF 1
+    script: TF 1's behaviour is switched on before its work.)"""
     path = tmp_path / "train.py"
     path.write_text(
         "import tensorflow as tf\n\ntf.estimator.Estimator(model_fn).train(input_fn)\n"
@@ -55,6 +57,8 @@ def test_chains_on_call_results_migrate(tmp_path):
     assert run(path).exit_code == 1
     assert path.read_text() == (
         "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n\n"
+        "tf.compat.v1.disable_v2_behavior()  # migrate: a TF 1 program (train.py uses "
+        "tf.Session)\n\n"
         "tf_estimator.Estimator(model_fn).train(input_fn)\ntf.compat.v1.Session().run(op)\n"
     )
 
@@ -109,7 +113,7 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY if i % 2 else CLEAN)
     crash = tmp_path / "crash.py"
     crash.write_text(LEGACY)
-    result = run("--jobs", "2", tmp_path)
+    result = run("--jobs", "2", "--ignore", "MIG109,MIG204", tmp_path)
     assert result.exit_code == 2
     assert crash.read_text() == LEGACY
     line = next(x for x in result.output.splitlines() if x.startswith(f"{crash}:"))
@@ -144,7 +148,7 @@ def test_an_internal_error_in_a_worker_is_retried_alone_before_it_is_reported(
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY)
     flaky = tmp_path / "flaky.py"
     flaky.write_text(LEGACY)
-    result = run("--jobs", "2", tmp_path)
+    result = run("--jobs", "2", "--ignore", "MIG109,MIG204", tmp_path)
     assert marker.exists(), "the first attempt failed"
     assert result.exit_code == 1, result.output  # changed, no error left
     assert "MIG000" not in result.output
@@ -185,7 +189,7 @@ def test_a_host_process_s_garbage_is_not_collected_in_workers(tmp_path, monkeypa
     gc.disable()  # keeps the garbage alive until the workers are forked
     try:
         _DiesIfFinalizedInAChild()
-        result = run("--jobs", "2", tmp_path)
+        result = run("--jobs", "2", "--ignore", "MIG109,MIG204", tmp_path)
     finally:
         gc.enable()
         gc.collect()

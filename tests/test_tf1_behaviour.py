@@ -131,11 +131,53 @@ def test_a_program_that_switches_already_is_left_alone_and_a_second_run_changes_
     assert (root / "trainer.py").read_text() == trainer
 
 
-def test_a_tf1_library_without_an_entry_point_is_warned_about_where_it_builds_the_estimator(
+LIBRARY = TRAINER.split("\n\n\nif __name__")[0] + "\n"  # the trainer, run from elsewhere
+HOOK_RUNNING_AN_ASSIGN = (
+    "import tensorflow as tf\n\n\n"
+    "class ResetStep(tf.estimator.SessionRunHook):\n"
+    "    def begin(self):\n"
+    "        step = tf.compat.v1.train.get_global_step()\n"
+    "        self._reset = tf.compat.v1.assign(step, 0)\n\n"
+    "    def end(self, session):\n"
+    "        session.run(self._reset)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "code"),
+    [
+        ({"model.py": MODEL_CONTRIB, "trainer.py": LIBRARY}, "MIG109"),
+        ({"hooks.py": HOOK_RUNNING_AN_ASSIGN}, "MIG110"),
+    ],
+    ids=["tf1-library-without-entry-point", "hook-session-runs-an-assign"],
+)
+def test_check_and_verify_fail_after_migrating_what_would_train_otherwise_or_fail(
+    tmp_path, files, code
+):
+    root = _program(tmp_path, files)
+    run(root, "--no-cache")
+    check = run(root, "--check", "--verify", "--no-cache")
+    assert check.exit_code == 2, check.output
+    assert f" {code} " in check.output, check.output
+
+
+def test_a_tf1_library_passes_the_check_once_the_program_switches_tf1_behaviour_on(tmp_path):
+    root = _program(tmp_path, {"model.py": MODEL_CONTRIB, "trainer.py": LIBRARY})
+    run(root, "--no-cache")
+    assert (
+        "# migrate: a TF 1 program (model.py uses tf.contrib" in (root / "trainer.py").read_text()
+    )
+    (root / "settings.py").write_text(
+        "import tensorflow as tf\n\ntf.compat.v1.disable_v2_behavior()\n"
+    )
+    check = run(root, "--check", "--verify", "--no-cache")
+    assert check.exit_code == 0, check.output
+
+
+def test_a_tf1_library_without_an_entry_point_is_reported_where_it_builds_the_estimator(
     tmp_path,
 ):
-    library = TRAINER.split("\n\n\nif __name__")[0] + "\n"
-    root = _program(tmp_path, {"model.py": MODEL_CONTRIB, "trainer.py": library})
+    root = _program(tmp_path, {"model.py": MODEL_CONTRIB, "trainer.py": LIBRARY})
     warnings = {}
     for name in ("model.py", "trainer.py"):
         path = root / name

@@ -14,6 +14,7 @@ import tensorflow as tf
 from runtime.calls.mode_keys import ModeKeys
 from runtime.distribute.host_calls import HostCallOutfeed
 from runtime.engine import steps
+from runtime.engine.eager_mode import runs_eagerly
 
 _DEVICE_PARTS = {
     ModeKeys.TRAIN: {"on_replica": steps.loss_after_train_op},
@@ -22,6 +23,7 @@ _DEVICE_PARTS = {
 }
 
 
+@runs_eagerly  # as train() does, in a program that switched TF 1's behaviour on
 def compile_step(estimator, mode: str, input_fn) -> str:
     """The optimized HLO of ``mode``'s step for one element of ``input_fn``.
 
