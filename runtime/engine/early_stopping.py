@@ -14,6 +14,7 @@ it to the hook (``use_variables``): a hook's session cannot run an assign.
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import operator
 import os
@@ -52,48 +53,6 @@ def make_early_stopping_hook(estimator, should_stop_fn, run_every_secs=60, run_e
     if estimator.config.is_chief:
         return StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
     return CheckForStoppingHook()
-
-
-def stop_if_higher_hook(
-    estimator,
-    metric_name,
-    threshold,
-    eval_dir=None,
-    min_steps=0,
-    run_every_secs=60,
-    run_every_steps=None,
-):
-    return _threshold_hook(
-        estimator,
-        metric_name,
-        threshold,
-        True,
-        eval_dir,
-        min_steps,
-        run_every_secs,
-        run_every_steps,
-    )
-
-
-def stop_if_lower_hook(
-    estimator,
-    metric_name,
-    threshold,
-    eval_dir=None,
-    min_steps=0,
-    run_every_secs=60,
-    run_every_steps=None,
-):
-    return _threshold_hook(
-        estimator,
-        metric_name,
-        threshold,
-        False,
-        eval_dir,
-        min_steps,
-        run_every_secs,
-        run_every_steps,
-    )
 
 
 def stop_if_no_increase_hook(
@@ -167,8 +126,18 @@ def _events(eval_dir):
 
 
 def _threshold_hook(
-    estimator, metric, threshold, higher, eval_dir, min_steps, run_every_secs, run_every_steps
+    estimator,
+    metric_name,
+    threshold,
+    eval_dir=None,
+    min_steps=0,
+    run_every_secs=60,
+    run_every_steps=None,
+    *,
+    higher,
 ):
+    """A hook that stops when ``metric_name`` is higher (lower) than ``threshold``
+    at a step of ``min_steps`` or more."""
     eval_dir = eval_dir if eval_dir is not None else estimator.eval_dir()
     better = operator.gt if higher else operator.lt
     relation = "greater than" if higher else "less than"
@@ -177,13 +146,13 @@ def _threshold_hook(
         for step, metrics in read_eval_metrics(eval_dir).items():
             if step < min_steps:
                 continue
-            value = metrics[metric]
+            value = metrics[metric_name]
             if better(value, threshold):
                 _log.info(
                     'At step %s, metric "%s" has value %s which is %s the configured '
                     "threshold (%s) for early stopping.",
                     step,
-                    metric,
+                    metric_name,
                     value,
                     relation,
                     threshold,
@@ -192,6 +161,11 @@ def _threshold_hook(
         return False
 
     return make_early_stopping_hook(estimator, crossed, run_every_secs, run_every_steps)
+
+
+# tf.estimator.experimental.stop_if_higher_hook / stop_if_lower_hook
+stop_if_higher_hook = functools.partial(_threshold_hook, higher=True)
+stop_if_lower_hook = functools.partial(_threshold_hook, higher=False)
 
 
 def _no_improvement_hook(
