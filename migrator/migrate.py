@@ -61,10 +61,7 @@ def migrate_code(
     """
     if not TRIGGER.search(code):
         return Migration(path, code, code, ())
-    migration = call_with_deep_stack(
-        _migrate, code, path, frozenset(enabled), imports_before, program
-    )
-    return _with_tf1_behaviour(migration, program, enabled)
+    return call_with_deep_stack(_migrate, code, path, frozenset(enabled), imports_before, program)
 
 
 def _migrate(
@@ -74,7 +71,7 @@ def _migrate(
     migration = _rewritten(code, tree, path, enabled, imports_before, program)
     if hook_sessions.CODE in enabled:
         migration = _with_hook_session_checks(migration, tree)
-    return migration
+    return _with_tf1_behaviour(migration, tree, program, enabled)
 
 
 def _rewritten(code: str, tree, path, enabled, imports_before, program) -> Migration:
@@ -121,7 +118,7 @@ def _with_hook_session_checks(migration: Migration, tree) -> Migration:
     return dataclasses.replace(migration, diagnostics=diagnostics)
 
 
-def _with_tf1_behaviour(migration: Migration, program: Program, enabled) -> Migration:
+def _with_tf1_behaviour(migration: Migration, tree, program: Program, enabled) -> Migration:
     """An entry point of a program written for TF 1 switches TF 1's behaviour on. In
     a program with none, a file that builds an Estimator gets an error and the
     decision written down, so that a check of the migrated tree reports it again."""
@@ -133,11 +130,9 @@ def _with_tf1_behaviour(migration: Migration, program: Program, enabled) -> Migr
             return migration
         migrated = tf1_behaviour.switch_on(migration.migrated, program)
         return dataclasses.replace(migration, migrated=migrated)
-    warning = (
-        None
-        if program.entry_points
-        else tf1_behaviour.no_entry_point(path, migration.original, program)
-    )
+    warning = None
+    if not program.entry_points:
+        warning = tf1_behaviour.no_entry_point(path, tree, program)
     if warning is None:
         return migration
     migrated = migration.migrated

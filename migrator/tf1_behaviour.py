@@ -9,7 +9,7 @@ imports, so it trains with the numbers TF 1.15 gave; a program with no entry poi
 
 from __future__ import annotations
 
-import re
+import ast
 
 import libcst as cst
 
@@ -21,10 +21,9 @@ RULE = "MIG204"
 NO_ENTRY_POINT = "MIG109"
 _TENSORFLOW = "tensorflow"
 _V1 = "tensorflow.compat.v1"
-# [tf.estimator.]Estimator(...), TPUEstimator(...), NPUEstimator(...), train_and_evaluate(...)
-BUILDS_ESTIMATOR = re.compile(
-    r"\b(?:[A-Za-z_]\w*\.)*(?:(?:TPU|NPU)?Estimator|train_and_evaluate)\s*\("
-)
+# what builds an Estimator (or runs one): Estimator(...), TPUEstimator(...),
+# NPUEstimator(...), train_and_evaluate(...), under any module path
+_BUILDERS = {"Estimator", "TPUEstimator", "NPUEstimator", "train_and_evaluate"}
 
 
 def switch_on(code: str, program: Program) -> str:
@@ -63,14 +62,13 @@ def mark(code: str, program: Program) -> str:
     return module.with_changes(body=body).code
 
 
-def no_entry_point(path: str, code: str, program: Program) -> Diagnostic | None:
-    """The error where ``code`` (a file of ``program``, which has no entry point)
+def no_entry_point(path: str, tree: ast.Module, program: Program) -> Diagnostic | None:
+    """The error where ``tree`` (a file of ``program``, which has no entry point)
     builds an Estimator; None if it builds none."""
-    built = BUILDS_ESTIMATOR.search(code)
+    built = _first_estimator_built(tree)
     if built is None:
         return None
-    line = code.count("\n", 0, built.start()) + 1
-    column = built.start() - code.rfind("\n", 0, built.start())
+    line, column = built
     return Diagnostic(
         path,
         line,
@@ -81,6 +79,26 @@ def no_entry_point(path: str, code: str, program: Program) -> Diagnostic | None:
         "would train with TF 2's (other initial weights, other seeds)",
         "call tf.compat.v1.disable_v2_behavior() where the program starts",
     )
+
+
+def _first_estimator_built(tree: ast.Module) -> tuple[int, int] | None:
+    """``(line, column)`` of the first call that builds an Estimator (not one a
+    docstring or comment shows)."""
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and _called_name(node.func) in _BUILDERS
+    ]
+    if not calls:
+        return None
+    first = min(calls, key=lambda call: (call.lineno, call.col_offset))
+    return first.lineno, first.col_offset + 1
+
+
+def _called_name(function: ast.expr) -> str:
+    if isinstance(function, ast.Attribute):
+        return function.attr
+    return function.id if isinstance(function, ast.Name) else ""
 
 
 def _switch_call(body) -> str:

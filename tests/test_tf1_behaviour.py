@@ -188,3 +188,20 @@ def test_a_tf1_library_without_an_entry_point_is_reported_where_it_builds_the_es
     assert (warning.line, warning.column) == (7, 5), "at tf.estimator.Estimator("
     assert "disable_v2_behavior" in warning.suggestion
     assert re.search(r"model\.py uses tf\.contrib", warning.message)
+
+
+def test_an_estimator_a_docstring_shows_is_not_one_the_library_builds(tmp_path):
+    """As tf_slim's metrics do: the usage example in a docstring builds nothing."""
+    documented = (
+        "import tensorflow as tf\n\n\n"
+        "def streaming_metric(labels, predictions):\n"
+        '    """Usage:\n\n'
+        "      estimator = tf.estimator.Estimator(model_fn=model_fn)\n"
+        '    """\n'
+        "    return tf.contrib.metrics.streaming_mean(predictions)\n"
+    )
+    root = _program(tmp_path, {"metrics.py": documented})
+    path = root / "metrics.py"
+    migration = migrate_code(documented, path=str(path), program=program_of(path))
+    assert [d for d in migration.diagnostics if d.code == "MIG109"] == []
+    assert "# migrate: a TF 1 program" not in migration.migrated
