@@ -22,6 +22,7 @@ from runtime.engine.scalar_summaries import write_scalars
 from runtime.tf1 import graph_collections, graph_slice, seeds, session_setup, unfetched_updates
 from runtime.tf1.discovery import Blueprint
 from runtime.tf1.keras_graph_semantics import tf1_batch_norm_updates
+from runtime.tf1.random_streams import RandomStreams
 from runtime.tf1.step_reads import reads_before_update
 from runtime.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
 
@@ -54,6 +55,7 @@ class TracedModel:
         self.blueprint = blueprint
         self.replication = replication or Replication()
         self._outfeed = outfeed
+        self._random_streams = _random_streams(blueprint, self.replication, outfeed)
         # on_next_trace(spec) runs once, right after model_fn in the next trace, in
         # the same graph state (where hooks' begin() must run).
         self.on_next_trace = None
@@ -111,6 +113,7 @@ class TracedModel:
             ),
             session_setup.done_when_the_call_began(self._store.variables()),
             summary_writers_kept(self.summary_writers),
+            self._random_streams.shared(),
             unfetched_updates.rewritten(
                 self._store,
                 skipped=self.blueprint.skipped_writes(fetch_names),
@@ -190,6 +193,14 @@ class TracedModel:
         return reads_before_update(
             [self._store.global_step, *(self._store[name] for name in others)]
         )
+
+
+def _random_streams(blueprint: Blueprint, replication: Replication, outfeed) -> RandomStreams:
+    """The call's random streams; a replicated step keeps its kernels' own
+    generators (one per replica and program, as before)."""
+    if replication.replicated or outfeed is not None:
+        return RandomStreams(())
+    return RandomStreams(blueprint.model_seeds)
 
 
 def kept_like_a_fetch(tensor: tf.Tensor) -> None:
