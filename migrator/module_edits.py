@@ -68,13 +68,15 @@ class ModuleEdits:
         Added imports go after the last import (before the first statement ending
         with the comment ``imports_before``, if given) or after the docstring, and
         never after the first statement that uses them. A removed import's comment
-        lines stay, above the statement that followed it.
+        lines stay (with the blank lines among them), above the statement that
+        followed it.
         """
         kept: list[tuple[cst.BaseStatement, int]] = []
         carried: list[cst.EmptyLine] = []
         for statement, key in zip(body, keys, strict=True):
             if self._unused_legacy_import(statement):
-                carried += statement.leading_lines
+                if any(line.comment is not None for line in statement.leading_lines):
+                    carried += statement.leading_lines
                 continue
             if carried:
                 statement = statement.with_changes(

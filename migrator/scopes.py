@@ -29,6 +29,7 @@ from libcst.metadata import (
 )
 
 from migrator.positions import dotted_name
+from migrator.symbols import without_compat_v1_contrib
 
 
 class NeedsFullScopes(Exception):
@@ -57,7 +58,10 @@ class Scopes(abc.ABC):
     def scope_of(self, node: cst.CSTNode) -> Scope | None: ...
 
     def qualified(self, node: cst.CSTNode) -> str | None:
-        """The one import-based qualified name of ``node`` (None if none or ambiguous)."""
+        """The one import-based qualified name of ``node`` (None if none or ambiguous).
+
+        ``tensorflow.compat.v1.contrib.X`` is ``tensorflow.contrib.X``: TF 1.15's
+        compat.v1 re-exported contrib, which TF 2's compat.v1 never had."""
         scope = self.scope_of(node)
         if scope is None or dotted_name(node) is None:
             return None  # a chain on a call's or subscript's result names no import
@@ -66,7 +70,7 @@ class Scopes(abc.ABC):
             for q in scope.get_qualified_names_for(node)
             if q.source == QualifiedNameSource.IMPORT
         }
-        return names.pop() if len(names) == 1 else None
+        return without_compat_v1_contrib(names.pop()) if len(names) == 1 else None
 
     def at_module_level(self, node: cst.CSTNode) -> bool:
         return isinstance(self.scope_of(node), GlobalScope)

@@ -366,12 +366,22 @@ def same_meaning(spec: dict, positional: int, keywords: list[str]) -> bool:
     )
 
 
+def without_compat_v1_contrib(qualified_name: str) -> str:
+    """``tensorflow.compat.v1.contrib.X`` as ``tensorflow.contrib.X``: TF 1.15's
+    compat.v1 re-exported contrib, which TF 2's compat.v1 never had."""
+    prefix = "tensorflow.compat.v1.contrib"
+    if qualified_name == prefix or qualified_name.startswith(prefix + "."):
+        return "tensorflow.contrib" + qualified_name[len(prefix) :]
+    return qualified_name
+
+
 def tf1_only(qualified_name: str) -> bool:
     """Whether a name under ``tensorflow.`` existed only in TF 1 (a file using it
     was written for TF 1): a contrib name, or a TF 1 name TF 2 does not have."""
-    for contrib in ("tensorflow.contrib", "tensorflow.compat.v1.contrib"):
-        if qualified_name == contrib or qualified_name.startswith(contrib + "."):
-            return True  # TF 1.15's compat.v1 had contrib too; TF 2's never had it
+    contrib = "tensorflow.contrib"
+    qualified_name = without_compat_v1_contrib(qualified_name)
+    if qualified_name == contrib or qualified_name.startswith(contrib + "."):
+        return True
     if qualified_name.startswith("tensorflow.compat."):
         return False  # TF 1's API as TF 2 has it
     parts = qualified_name.split(".")

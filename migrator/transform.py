@@ -287,6 +287,10 @@ class MigrateTransformer(cst.CSTTransformer):
     def _runtime_name(self, namespace: str) -> str:
         """The name that refers to ``runtime.<namespace>`` here, importing it once."""
         if namespace not in self._bound:
+            already = self._bound_to("runtime." + namespace)
+            if already is not None:
+                self._bound[namespace] = already
+                return already
             alias = symbols.RUNTIME_ALIASES[namespace]
             if self._scopes.binds(alias):
                 alias = "runtime_" + namespace.replace(".", "_")
@@ -383,7 +387,9 @@ class MigrateTransformer(cst.CSTTransformer):
         """``replacement`` written from this file's ``tensorflow`` name: the chain's
         own root, or the module's ``import tensorflow[.compat.v1] as tf`` when the
         chain starts at a legacy module import (``from tensorflow.contrib import
-        summary``), which is then removed once none of its uses is left."""
+        summary``), which is then removed once none of its uses is left; or, where
+        the file binds neither (a TF 2 name in a file that imports only
+        ``tensorflow.compat.v1``), through an added ``import tensorflow``."""
         root = _root(original)
         if not isinstance(root, cst.Name):
             return updated  # a chain on a call's result; the call's own chain is rewritten
@@ -392,6 +398,9 @@ class MigrateTransformer(cst.CSTTransformer):
                 updated, dotted(root.value + replacement[len("tensorflow") :])
             )
         expression = self._from_global_tensorflow(replacement)
+        if expression is None and not self._scopes.binds("tensorflow"):
+            self._need_import(("", "tensorflow", None))
+            expression = dotted(replacement)
         if expression is None:
             self._report(
                 original,
@@ -460,6 +469,14 @@ class MigrateTransformer(cst.CSTTransformer):
                 if replacement.startswith(bound + "."):
                     return dotted(name + replacement[len(bound) :])
                 return dotted(name + replacement[len("tensorflow") :])
+        return None
+
+    def _bound_to(self, module: str) -> str | None:
+        """A global name an import of this file binds to ``module`` (a second run
+        reuses the runtime import the first one added)."""
+        for name, (qualified, _) in self._global_modules().items():
+            if qualified == module:
+                return name
         return None
 
     def _global_modules(self) -> dict[str, tuple[str, int | None]]:

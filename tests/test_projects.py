@@ -45,6 +45,24 @@ PROJECTS = [
         kernel_drift=frozenset({"Tanh"}),  # gelu's tanh
     ),
     Project(
+        name="tf115_intent_classifier",
+        commands=(
+            ("data_gen.py", "--output_dir", "{out}/data"),
+            (
+                "run_intent.py",
+                "--data_dir={out}/data",
+                "--output_dir={out}/output",
+                "--save_summary_steps=1",
+            ),
+        ),
+        # progress.txt: the steps its hook read through run_context.session.run
+        results=("output/eval_results.txt", "output/test_results.tsv", "output/progress.txt"),
+        model_dirs=("output",),
+        exports=("output/export",),
+        id_inputs={"input_ids": 120},
+        kernel_drift=frozenset({"Conv2D", "Tanh"}),  # conv1d's convolution, the pooler
+    ),
+    Project(
         name="tpu_text_transformer",
         commands=(
             ("create_data.py", "--output_dir", "{out}/data"),
