@@ -31,7 +31,7 @@ CODES = {
         Code("MIG107", "warning", "`.value` of a subscript that may be a TF 1 Dimension"),
         Code("MIG108", "warning", "TensorFlow's private API (tensorflow.python)"),
         Code("MIG109", "error", "a program written for TF 1 with no entry point to run it as TF 1"),
-        Code("MIG110", "error", "a hook runs with its session what the runtime cannot serve"),
+        Code("MIG110", "error", "a hook uses Session API the runtime's hook session has not"),
     ]
 }
 

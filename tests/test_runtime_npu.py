@@ -116,7 +116,7 @@ def test_npu_run_config_defaults_and_ascend_only_options(caplog):
     assert config.save_checkpoints_secs is None
     assert npu.NPURunConfig(save_checkpoints_secs=30).save_checkpoints_steps is None
 
-    with caplog.at_level(logging.WARNING, logger="runtime"):
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
         config = npu.NPURunConfig(precision_mode="allow_mix_precision", hcom_parallel=True)
     assert config.ascend_options == {"precision_mode": "allow_mix_precision", "hcom_parallel": True}
     assert "Ascend-only options hcom_parallel, precision_mode have no effect" in caplog.text
@@ -159,7 +159,7 @@ def test_installed_npu_device_that_cannot_open_is_a_clear_error(tmp_path, monkey
 
 
 def test_npu_estimator_without_npu_device_warns_and_keeps_npu_summary_default(tmp_path, caplog):
-    with caplog.at_level(logging.WARNING, logger="runtime"):
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
         est = npu.NPUEstimator(
             _model_fn(npu.NPUEstimatorSpec),
             model_dir=str(tmp_path),

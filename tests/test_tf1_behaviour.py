@@ -132,14 +132,13 @@ def test_a_program_that_switches_already_is_left_alone_and_a_second_run_changes_
 
 
 LIBRARY = TRAINER.split("\n\n\nif __name__")[0] + "\n"  # the trainer, run from elsewhere
-HOOK_RUNNING_AN_ASSIGN = (
+HOOK_MAKING_A_CALLABLE = (
     "import tensorflow as tf\n\n\n"
-    "class ResetStep(tf.estimator.SessionRunHook):\n"
+    "class StepReader(tf.estimator.SessionRunHook):\n"
     "    def begin(self):\n"
-    "        step = tf.compat.v1.train.get_global_step()\n"
-    "        self._reset = tf.compat.v1.assign(step, 0)\n\n"
-    "    def end(self, session):\n"
-    "        session.run(self._reset)\n"
+    "        self._step = tf.compat.v1.train.get_global_step()\n\n"
+    "    def after_create_session(self, session, coord):\n"
+    "        self._read = session.make_callable(self._step)\n"
 )
 
 
@@ -147,9 +146,9 @@ HOOK_RUNNING_AN_ASSIGN = (
     ("files", "code"),
     [
         ({"model.py": MODEL_CONTRIB, "trainer.py": LIBRARY}, "MIG109"),
-        ({"hooks.py": HOOK_RUNNING_AN_ASSIGN}, "MIG110"),
+        ({"hooks.py": HOOK_MAKING_A_CALLABLE}, "MIG110"),
     ],
-    ids=["tf1-library-without-entry-point", "hook-session-runs-an-assign"],
+    ids=["tf1-library-without-entry-point", "hook-session-makes-a-callable"],
 )
 def test_check_and_verify_fail_after_migrating_what_would_train_otherwise_or_fail(
     tmp_path, files, code

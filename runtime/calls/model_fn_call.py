@@ -14,7 +14,7 @@ from tensorflow.python.util import function_utils
 
 from runtime.calls.spec import EstimatorSpec
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "config", "self"}
 

@@ -22,7 +22,7 @@ import tensorflow as tf
 from runtime.distribute import cluster
 from runtime.distribute.cluster import TaskType
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 # How long workers and ps tasks keep serving after the chief went away: long
 # enough for a chief that was restarted (its job resumes from its checkpoint)

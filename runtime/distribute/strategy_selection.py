@@ -28,7 +28,7 @@ import tensorflow as tf
 from runtime.distribute import cluster, parameter_servers
 from runtime.distribute.cluster import TaskType
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 TRAINING_TASKS = (TaskType.CHIEF, TaskType.WORKER)
 

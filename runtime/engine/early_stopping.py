@@ -5,10 +5,8 @@ As in tensorflow-estimator, the chief's hook asks ``should_stop_fn`` every
 ``run_every_secs`` seconds or ``run_every_steps`` steps, reading the evaluation
 results from the events in ``estimator.eval_dir()``, and on a stop sets the
 variable ``signal_early_stopping/STOP`` (a model variable, saved in checkpoints,
-which the other workers' hook reads). The Estimator's hooks made that variable in
-their ``begin()``; here the hook declares it (``variable_records``) and
-``Estimator.train`` creates and restores it with the model's variables, then hands
-it to the hook (``use_variables``): a hook's session cannot run an assign.
+which the other workers' hook reads), made in the hooks' ``begin()`` and set by
+the chief's session, as the Estimator's hooks did (runtime/tf1/hook_graph.py).
 """
 
 from __future__ import annotations
@@ -19,10 +17,7 @@ import logging
 import operator
 import os
 
-import numpy as np
 import tensorflow as tf
-
-from runtime.tf1.discovery import VariableRecord
 
 STOP_NAME = "signal_early_stopping/STOP"
 _EVENT_FILES = "*.tfevents.*"
@@ -198,26 +193,22 @@ def _no_improvement_hook(
     return make_early_stopping_hook(estimator, stalled, run_every_secs, run_every_steps)
 
 
-class _StopVariableHook(tf.compat.v1.train.SessionRunHook):
-    """A hook with the stop signal among the model's variables."""
-
-    variable_records = (
-        VariableRecord(
-            name=STOP_NAME,
-            initial=lambda: np.array(False),
+def _stop_variable() -> tf.Variable:
+    """The stop signal, a global variable of the model, made (or found) in a
+    hook's ``begin()`` as tensorflow-estimator made it."""
+    scope, name = STOP_NAME.split("/")
+    with tf.compat.v1.variable_scope(scope, reuse=tf.compat.v1.AUTO_REUSE):
+        return tf.compat.v1.get_variable(
+            name,
+            shape=[],
             dtype=tf.bool,
-            trainable=False,
-            collections=(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,),
-            synchronization=tf.VariableSynchronization.AUTO,
-            aggregation=tf.VariableAggregation.NONE,
-        ),
-    )
-
-    def use_variables(self, store) -> None:
-        self._stop = store[STOP_NAME]
+            initializer=tf.compat.v1.constant_initializer(False),
+            collections=[tf.compat.v1.GraphKeys.GLOBAL_VARIABLES],
+            use_resource=True,
+        )
 
 
-class StopOnPredicateHook(_StopVariableHook):
+class StopOnPredicateHook(tf.compat.v1.train.SessionRunHook):
     """The chief's hook: asks ``should_stop_fn`` on its timer; stops when it says so."""
 
     def __init__(self, should_stop_fn, run_every_secs=60, run_every_steps=None) -> None:
@@ -230,6 +221,7 @@ class StopOnPredicateHook(_StopVariableHook):
 
     def begin(self) -> None:
         self._global_step = tf.compat.v1.train.get_global_step()
+        self._stop = tf.compat.v1.assign(_stop_variable(), True)
 
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(self._global_step)
@@ -241,13 +233,15 @@ class StopOnPredicateHook(_StopVariableHook):
         self._timer.update_last_triggered_step(step)
         if self._should_stop_fn():
             _log.info("Requesting early stopping at global step %d", step)
-            with tf.init_scope():
-                self._stop.assign(True)
+            run_context.session.run(self._stop)
             run_context.request_stop()
 
 
-class CheckForStoppingHook(_StopVariableHook):
+class CheckForStoppingHook(tf.compat.v1.train.SessionRunHook):
     """The other workers' hook: stops when the chief set the stop signal."""
+
+    def begin(self) -> None:
+        self._stop = _stop_variable()
 
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(self._stop)

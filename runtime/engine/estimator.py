@@ -40,11 +40,12 @@ from runtime.engine.steps import EvalPrograms, PredictProgram, TracedModel, Trai
 from runtime.engine.training import TrainController, TrainSettings
 from runtime.saving import checkpoints, saved_model_export, warm_start
 from runtime.saving.checkpoints import CheckpointWriter
+from runtime.saving.graph_files import GraphFiles
 from runtime.tf1 import discovery, global_random, replicated_discovery, seeds, session_config
-from runtime.tf1.session_setup import SaverSettings
+from runtime.tf1.hook_graph import HookGraph
 from runtime.tf1.variable_store import VariableStore
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 class Estimator:
@@ -87,6 +88,7 @@ class Estimator:
         )
         self._call_cache = CallCache()
         self._summary_writer = None  # (directory, writer) of the last training call
+        self._graph_files: GraphFiles | None = None  # of the last training graph
 
     def _replications_for(self, config: RunConfig) -> dict[str, Replication]:
         """How each mode runs: ``train_distribute`` (or TF_CONFIG) for training,
@@ -221,11 +223,7 @@ class Estimator:
         self, input_fn, hooks, latest, start, steps, max_steps, saving_listeners, output_dir
     ) -> None:
         tf.io.gfile.makedirs(output_dir)
-        own_variables = [record for hook in hooks for record in _variables_of(hook)]
-        blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest, own_variables)
-        for hook in hooks:
-            if _variables_of(hook):
-                hook.use_variables(self._store)
+        blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         iterator = pipeline.iterator
         summary_writer = self._summary_writer_for(output_dir)
         programs = self._programs(
@@ -252,13 +250,14 @@ class Estimator:
                     listener.begin()
                 begin_all(plan.user_hooks)
 
-            graph = self._trace_hooks(
+            hook_graph = self._trace_hooks(
                 programs.traced,
                 hooks,
                 begin,
                 lambda: programs.step.get_concrete_function(iterator, tf.constant(False), ()),
+                latest,
             )
-            if graph is None:  # no trace ran begin(): only the listeners begin
+            if hook_graph is None:  # no trace ran begin(): only the listeners begin
                 for listener in plan.listeners:
                     listener.begin()
             last_step = _last_step(start, steps, max_steps, plan.stop_at)
@@ -273,9 +272,11 @@ class Estimator:
                 programs=programs,
                 iterator=iterator,
                 store=self._store,
-                hooks=HookDriver(plan.user_hooks, store=self._store, graph=graph),
+                hooks=HookDriver(plan.user_hooks, store=self._store, hook_graph=hook_graph),
                 checkpoint_writer=(
-                    self._checkpoint_writer(output_dir, blueprint.saver) if cadence else None
+                    self._checkpoint_writer(output_dir, blueprint, summary_writer)
+                    if cadence
+                    else None
                 ),
                 settings=TrainSettings(
                     last_step=last_step,
@@ -309,41 +310,66 @@ class Estimator:
             return None
         return Cadence(steps=steps, secs=secs)
 
-    def _checkpoint_writer(self, directory: str, saver: SaverSettings | None) -> CheckpointWriter:
-        """Saves as the Estimator's default saver did, or as the Scaffold's ``saver``."""
+    def _checkpoint_writer(self, directory: str, blueprint, summary_writer) -> CheckpointWriter:
+        """Saves as the Estimator's default saver did, or as the Scaffold's saver;
+        writes the graph files as its CheckpointSaverHook did when training began
+        (and a ``.meta`` with each checkpoint)."""
+        graph_files = None
+        if blueprint.graph is not None:
+            if self._graph_files is None or self._graph_files.graph is not blueprint.graph:
+                self._graph_files = GraphFiles(blueprint.graph)
+            graph_files = self._graph_files
+            graph_files.write_graph(directory, summary_writer)
+        saver = blueprint.saver
         if saver is None:
-            return CheckpointWriter(
-                directory,
-                self._store,
+            settings = dict(
                 max_to_keep=self._config.keep_checkpoint_max,
                 keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
             )
-        return CheckpointWriter(
-            directory,
-            self._store,
-            max_to_keep=saver.max_to_keep,
-            keep_checkpoint_every_n_hours=saver.keep_checkpoint_every_n_hours,
-            keys=saver.keys,
-            save_relative_paths=saver.save_relative_paths,
-        )
+        else:
+            settings = dict(
+                max_to_keep=saver.max_to_keep,
+                keep_checkpoint_every_n_hours=saver.keep_checkpoint_every_n_hours,
+                keys=saver.keys,
+                save_relative_paths=saver.save_relative_paths,
+            )
+        return CheckpointWriter(directory, self._store, graph_files=graph_files, **settings)
 
-    @staticmethod
-    def _trace_hooks(traced: TracedModel, hooks, begin, trace) -> tf.Graph | None:
+    def _trace_hooks(
+        self, traced: TracedModel, hooks, begin, trace, checkpoint_path
+    ) -> HookGraph | None:
         """Runs ``begin(spec)`` inside a trace of a step (``trace()`` traces, runs
         nothing), so hooks' ``begin()`` sees model_fn's graph; returns that graph,
-        where the hooks' other methods look tensors up. Skipped (None) when neither
-        the call nor the spec has hooks."""
+        where the hooks' other methods look tensors up and their sessions run.
+        The variables hooks made there get their values from ``checkpoint_path``
+        (or their initial values), as the Estimator's Saver and init op set them.
+        Skipped (None) when neither the call nor the spec has hooks."""
         if not _hooks_in_model_graph(hooks, traced.blueprint):
             return None
-        graphs = []
+        began = []
 
         def begin_in_model_graph(spec):
-            graphs.append(tf.compat.v1.get_default_graph())
-            begin(spec)
+            hook_graph = HookGraph(tf.compat.v1.get_default_graph(), self._store)
+            with hook_graph.beginning() as made:
+                begin(spec)
+            began.append((hook_graph, made))
 
         traced.on_next_trace = begin_in_model_graph
         trace()
-        return graphs[0]
+        hook_graph, made = began[0]
+        self._set_values(self._store.records(made), checkpoint_path)
+        return hook_graph
+
+    def _set_values(self, records, checkpoint_path) -> None:
+        """The variables of ``records`` as a fresh session had them: the saver
+        restored the global ones from ``checkpoint_path``, the init ops set the
+        others (all of them, without a checkpoint)."""
+        if checkpoint_path:
+            saved = [record for record in records if record.is_saved]
+            self._store.restore(checkpoints.read_values(checkpoint_path, saved))
+            self._store.reset([record.name for record in records if not record.is_saved])
+        else:
+            self._store.reset([record.name for record in records])
 
     def _checkpoint_for(self, purpose: str, checkpoint_path):
         """The given checkpoint, else the latest; None (fresh initialization) if none."""
@@ -363,7 +389,7 @@ class Estimator:
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
-        with self._graph_options():
+        with self._graph_options(), self._store.locals_kept():
             values = self._evaluate(input_fn, steps, hooks, checkpoint_path)
         global_step = values["global_step"]
         eval_summaries.write_eval_summaries(
@@ -372,7 +398,7 @@ class Estimator:
         log.info(
             "Saving dict for global step %d: %s",
             global_step,
-            ", ".join(f"{k} = {v}" for k, v in sorted(values.items())),
+            ", ".join(f"{k} = {v!s}" for k, v in sorted(values.items())),
         )
         return values
 
@@ -388,18 +414,19 @@ class Estimator:
             build=lambda traced: EvalPrograms(traced, pipeline.element_spec, hooked=hooked),
         )
         with self._replications[ModeKeys.EVAL].scope(), self._store.serving():
-            graph = self._trace_hooks(
+            hook_graph = self._trace_hooks(
                 programs.traced,
                 hooks,
                 with_spec_hooks(hooks, "evaluation_hooks"),
                 lambda: programs.step.get_concrete_function(iterator, ()),
+                checkpoint_path,
             )
             if hooks:
                 self._evaluate_hooked(
                     programs,
                     iterator,
                     steps,
-                    HookDriver(hooks, store=self._store, graph=graph),
+                    HookDriver(hooks, store=self._store, hook_graph=hook_graph),
                 )
             else:
                 # A fractional count ran until the counter passed it, as the Estimator's hook did.
@@ -411,7 +438,7 @@ class Estimator:
                 "Metric with name `global_step` is not allowed, because Estimator "
                 "already defines a default metric with the same name."
             )
-        values["global_step"] = int(self._store.global_step.numpy())
+        values["global_step"] = self._store.global_step.numpy()  # np.int64, as a Session read it
         return values
 
     def _evaluate_hooked(self, programs, iterator, steps, driver: HookDriver) -> None:
@@ -459,13 +486,14 @@ class Estimator:
         )
         replication = program.traced.replication
         with replication.scope(), self._store.serving(), self._graph_options():
-            graph = self._trace_hooks(
+            hook_graph = self._trace_hooks(
                 program.traced,
                 hooks,
                 with_spec_hooks(hooks, "prediction_hooks"),
                 lambda: program.step.get_concrete_function(iterator, ()),
+                checkpoint_path,
             )
-        driver = HookDriver(hooks, store=self._store, graph=graph)
+        driver = HookDriver(hooks, store=self._store, hook_graph=hook_graph)
         driver.after_create_session()
         while True:
             names = driver.before_run() if driver else ()
@@ -564,10 +592,8 @@ class Estimator:
         return self._caller()
 
     # ---------------------------------------------------------------- shared
-    def _prepare(self, mode: str, input_fn, checkpoint_path, hook_variables=()):
-        """Discovers the graph for ``mode``, sets variable values, opens the input.
-        ``hook_variables``: records of variables hooks add to the model's (saved and
-        restored with them, as the variables a hook made in ``begin()`` were)."""
+    def _prepare(self, mode: str, input_fn, checkpoint_path):
+        """Discovers the graph for ``mode``, sets variable values, opens the input."""
         replication = self._replications[mode]
         input_context = replication.input_context()
         input_graph = discovery.legacy_input_graph(
@@ -578,20 +604,16 @@ class Estimator:
         blueprint = self._call_cache.blueprint(
             input_graph, lambda: self._discover(input_graph, input_fn, replication)
         )
-        records = [*blueprint.all_variables(), *hook_variables]
+        records = blueprint.all_variables()
         created = self._store.materialize(records)
         if replication.scheduler is not None:
             parameter_servers.log_placement(self._store[name] for name in created)
         self._store.materialize_tables(blueprint.tables)
         if checkpoint_path:
-            # A fresh session: the saver restored the variables and tables, the
-            # local init op set the local variables.
-            saved = [record for record in records if record.is_saved]
             if blueprint.saver is not None:
-                blueprint.saver.check_restores_all(saved)
-            self._store.restore(checkpoints.read_values(checkpoint_path, saved))
+                blueprint.saver.check_restores_all([r for r in records if r.is_saved])
+            self._set_values(records, checkpoint_path)
             self._store.restore_tables(checkpoints.read_tables(checkpoint_path, blueprint.tables))
-            self._store.reset([record.name for record in records if not record.is_saved])
         else:
             if blueprint.scaffold_init_fn:
                 raise ValueError(
@@ -600,7 +622,7 @@ class Estimator:
                     "Call tf.compat.v1.train.init_from_checkpoint inside model_fn, or pass "
                     "warm_start_from to the Estimator, instead."
                 )
-            self._store.reset([record.name for record in records])
+            self._set_values(records, checkpoint_path)
             self._store.empty_tables([table.name for table in blueprint.tables])
             if self._warm_start is not None:
                 warm_start.apply(self._warm_start, self._store)
@@ -715,8 +737,3 @@ def _last_step(start: int, steps, max_steps, stop_at) -> int | None:
 
 def _numpy(structure):
     return tf.nest.map_structure(lambda t: t.numpy(), structure)
-
-
-def _variables_of(hook) -> tuple:
-    """The variable records a hook adds to the model's (``early_stopping``'s hooks)."""
-    return getattr(hook, "variable_records", ())

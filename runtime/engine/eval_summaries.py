@@ -14,7 +14,7 @@ import tensorflow as tf
 from google.protobuf import message
 from tensorflow.core.framework import summary_pb2
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 def write_eval_summaries(eval_dir: str, values: dict, step: int, checkpoint_path) -> None:

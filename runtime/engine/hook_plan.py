@@ -12,7 +12,7 @@ from runtime.engine.cadence import Cadence
 from runtime.engine.hooks import InGraphHook, variables_as_graph_elements
 from runtime.engine.type_checks import instances_of
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 @dataclasses.dataclass

@@ -6,8 +6,8 @@ default graph, as under MonitoredSession; ``before_run`` fetches are mapped by
 name onto the traced step's outputs, ``after_run`` gets their values, and
 ``run_context.request_stop()`` stops the loop. The session a hook is handed
 (``run_context.session``, and the one of ``after_create_session`` and ``end``)
-serves reads of variables (``HookSession``); anything else it is asked is a clear
-error naming the hook.
+runs what depends on variables alone (``HookSession``); anything else it is
+asked is a clear error naming the hook.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import contextlib
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.training import basic_session_run_hooks
 
+from runtime.tf1.hook_graph import HookGraph
 from runtime.tf1.variable_store import GLOBAL_STEP_NAME
 
 SessionRunHook = tf.compat.v1.train.SessionRunHook
@@ -33,54 +35,77 @@ class InGraphHook(SessionRunHook):
 class HookSession:
     """Stands where a hook expects a Session, in the hook's ``method``.
 
-    ``run`` serves what lives outside the traced step: variables (the global step
-    among them) and their reads, by object or by name, with their values at that
-    moment, as a TF 1 Session read them: before the step in ``before_run``, after
-    it in ``after_run``, the final values in ``end``. Anything else — a tensor of
-    the step, an op to run, a feed — and any other use of the session is an error
-    naming the hook, the method and what was asked.
+    ``run`` computes what it is asked as a TF 1 Session ran it, at that moment:
+    variables (the global step among them) and their reads, and the tensors and
+    ops of the model's graph that depend on variables and constants alone
+    (an assign, a norm of the weights, a counter the hook made in ``begin()``):
+    before the step in ``before_run``, after it in ``after_run``, the final
+    values in ``end`` (runtime/tf1/hook_graph.py), with placeholders the hook
+    made fed. What the step's input computes is an error naming the hook, the
+    method and what was asked.
     """
 
-    def __init__(self, hook, method: str, *, store, graph: tf.Graph) -> None:
+    def __init__(self, hook, method: str, *, store, hook_graph: HookGraph) -> None:
         self._hook_name = type(hook).__name__
         self.method = method  # run_context.session is the same object in after_run
         self._store = store
-        self._graph = graph
+        self._hook_graph = hook_graph
 
     @property
     def graph(self) -> tf.Graph:
-        return self._graph
+        return self._hook_graph.graph
 
     @property
     def _where(self) -> str:
         return f"{self._hook_name}.{self.method}"
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        if feed_dict:
-            raise ValueError(
-                f"Hook {self._where} runs its session with a feed_dict; the runtime "
-                "cannot feed a traced step. Compute the value inside model_fn instead."
+        keys = tf.nest.map_structure(self._key, fetches)
+        feeds = {self._key(tensor): value for tensor, value in (feed_dict or {}).items()}
+        elements = [
+            key.write if isinstance(key, VariableFetch) else key
+            for key in tf.nest.flatten(keys)
+            if not isinstance(key, VariableFetch) or key.write is not None
+        ]
+        computed = {}
+        if elements:
+            values = self._hook_graph.run(elements, feeds, where=self._where)
+            computed = {e.name: value for e, value in zip(elements, values, strict=True)}
+        with tf.init_scope():  # out of the model's graph, which hooks run in
+            return tf.nest.map_structure(
+                lambda key: (
+                    self._store[key.name].numpy()
+                    if isinstance(key, VariableFetch)
+                    else computed[key.name]
+                ),
+                keys,
             )
-        return tf.nest.map_structure(self._read, fetches)
 
-    def _read(self, fetch):
+    def _key(self, fetch):
+        """A variable to read (after a write, for what ``variable.assign()``
+        returns), or the graph's tensor or op to compute."""
+        if isinstance(fetch, resource_variable_ops._UnreadVariable):
+            name = self._store.name_of_handle(fetch.handle)
+            if name is not None:
+                return VariableFetch(name, write=fetch._parent_op)
         key = _fetch_key(fetch)
         if isinstance(key, VariableFetch) and key.name in self._store:
-            with tf.init_scope():  # out of the model's graph, which hooks run in
-                return self._store[key.name].numpy()
-        raise RuntimeError(
-            f"Hook {self._where} runs {_described(fetch)} with its session; the runtime "
-            "runs model_fn with tf.function, and a hook's session serves only variables "
-            "and their reads. Request the tensor through before_run(SessionRunArgs(...)) "
-            "instead, or move the work into model_fn."
-        )
+            return key
+        try:
+            return self.graph.as_graph_element(key if isinstance(key, str) else fetch)
+        except (ValueError, KeyError, TypeError):
+            raise RuntimeError(
+                f"Hook {self._where} runs {_described(fetch)} with its session, which is "
+                "not in the model's graph."
+            ) from None
 
     def __getattr__(self, name):
         raise RuntimeError(
             f"Hook {self._where} uses the session (session.{name}), but the runtime "
             "runs model_fn with tf.function and has no tf.compat.v1.Session; a hook's "
-            "session serves only run() of variables. Request tensors through "
-            "before_run(SessionRunArgs(...)) instead, or move the work into model_fn."
+            "session serves run() of variables and of what depends on them alone. "
+            "Request tensors through before_run(SessionRunArgs(...)) instead, or move "
+            "the work into model_fn."
         )
 
 
@@ -95,29 +120,35 @@ def _described(fetch) -> str:
 class HookDriver:
     """Calls a list of hooks around each step, as MonitoredSession did."""
 
-    def __init__(self, hooks, *, store, graph: tf.Graph | None = None) -> None:
-        """``graph``: the graph model_fn was traced in, where hooks look tensors,
-        collections and the global step up (None: a graph with only the step)."""
+    def __init__(self, hooks, *, store, hook_graph: HookGraph | None = None) -> None:
+        """``hook_graph``: the graph model_fn was traced in and hooks began in, where
+        they look tensors, collections and the global step up (None: a graph with
+        only the step)."""
         self.hooks = list(hooks)
         self._store = store  # where fetched variables are read
         self._pending: list[tuple] = []
-        if graph is None:
+        if hook_graph is None:
             graph = tf.Graph()
             graph.add_to_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP, store.global_step)
-        self._graph = graph
+            hook_graph = HookGraph(graph, store)
+        self._hook_graph = hook_graph
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
 
     def model_graph(self):
         """Makes the model's graph the default graph, as MonitoredSession's hooks had it."""
-        return self._graph.as_default()
+        return self._hook_graph.as_default()
+
+    def _finalized_graph(self):
+        """The model's graph as hooks' methods after ``begin()`` had it: finalized."""
+        return self._hook_graph.as_default(finalized=True)
 
     def _session(self, hook, method: str) -> HookSession:
-        return HookSession(hook, method, store=self._store, graph=self._graph)
+        return HookSession(hook, method, store=self._store, hook_graph=self._hook_graph)
 
     def after_create_session(self) -> None:
-        with self.model_graph():
+        with self._finalized_graph():
             for hook in self.hooks:
                 hook.after_create_session(self._session(hook, "after_create_session"), None)
 
@@ -133,7 +164,7 @@ class HookDriver:
                 original_args=SessionRunArgs(fetches=None),
                 session=self._session(hook, "before_run"),
             )
-            with self.model_graph():
+            with self._finalized_graph():
                 args = hook.before_run(context)
             fetches = None
             if args is not None:
@@ -163,13 +194,13 @@ class HookDriver:
                     lambda key: fetched[key] if isinstance(key, str) else key.value, fetches
                 )
             context.session.method = "after_run"
-            with self.model_graph():
+            with self._finalized_graph():
                 hook.after_run(context, SessionRunValues(results, None, None))
             stop |= context.stop_requested
         return stop
 
     def end(self) -> None:
-        with self.model_graph():
+        with self._finalized_graph():
             for hook in self.hooks:
                 hook.end(self._session(hook, "end"))
 
@@ -205,10 +236,12 @@ class _Value:
 
 
 class VariableFetch:
-    """A fetch that names a variable: read before the step instead of traced."""
+    """A fetch that names a variable: read before the step instead of traced
+    (by a hook's session: after ``write``, if one is given)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, write: tf.Operation | None = None) -> None:
         self.name = name
+        self.write = write
 
 
 def _fetch_key(fetch):

@@ -22,7 +22,7 @@ from runtime.engine.run_config import TaskType
 from runtime.engine.type_checks import instances_of
 from runtime.saving.exporters import Exporter
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 def _validate_input_fn(input_fn) -> None:

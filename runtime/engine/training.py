@@ -21,7 +21,7 @@ from runtime.engine.hooks import HookDriver
 from runtime.engine.steps import TrainPrograms
 from runtime.saving.checkpoints import CheckpointWriter
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 # The longest stretch one loop call runs when nothing else bounds it, so
 # time-based checkpoints stay close to their schedule.

@@ -14,7 +14,7 @@ import logging
 
 from runtime.engine.run_config import RunConfig
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 DEFAULT_CHECKPOINT_STEPS = 100
 

@@ -23,7 +23,7 @@ from runtime.engine.run_config import RunConfig
 from runtime.estimator.tpu.tpu_estimator_spec import host_call_hooks, validate_host_calls
 from runtime.npu.npu_config import NPURunConfig
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 class NPUEstimatorSpec(EstimatorSpec):

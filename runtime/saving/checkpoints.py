@@ -10,9 +10,10 @@ import os
 
 import tensorflow as tf
 
+from runtime.saving.graph_files import GraphFiles
 from runtime.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 def latest(model_dir: str) -> str | None:
@@ -108,9 +109,12 @@ class CheckpointWriter:
         keep_checkpoint_every_n_hours: float,
         keys: frozenset[str] | None = None,
         save_relative_paths: bool = True,
+        graph_files: GraphFiles | None = None,
     ) -> None:
-        """``keys``: the checkpoint keys to save (None: every global variable)."""
+        """``keys``: the checkpoint keys to save (None: every global variable);
+        ``graph_files``: writes a ``.meta`` beside each checkpoint."""
         self._prefix = os.path.join(model_dir, "model.ckpt")
+        self._graph_files = graph_files
         var_list = store.checkpoint_var_list()
         if keys is not None:
             var_list = {key: value for key, value in var_list.items() if key in keys}
@@ -129,5 +133,7 @@ class CheckpointWriter:
         tf.io.gfile.makedirs(os.path.dirname(self._prefix))
         log.info("Saving checkpoints for %d into %s.", step, self._prefix)
         path = self._saver.save(None, self._prefix, global_step=step, write_meta_graph=False)
+        if self._graph_files is not None:
+            self._graph_files.write_meta_graph(path)
         self.last_saved_step = step
         return path

@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from runtime.calls.model_fn_call import fn_args
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 class Exporter(abc.ABC):

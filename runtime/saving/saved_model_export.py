@@ -21,7 +21,7 @@ from tensorflow.python.training import training_util
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.model_fn_call import ModelFnCaller
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 # The first mode exported saves the variables; TRAIN first, since checkpoints come
 # from the TRAIN graph and so hold all of its variables.

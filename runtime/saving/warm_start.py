@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from runtime.tf1.variable_store import VariableStore
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 class WarmStartSettings(

@@ -30,7 +30,7 @@ from runtime.tf1 import (
     unfetched_updates,
 )
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +50,9 @@ class VariableRecord:
     # False for a variable whose shape changes as it is assigned (e.g.
     # streaming_concat's array: validate_shape=False)
     validate_shape: bool = True
+    # the collections it joined as it was created (None: all of ``collections``);
+    # model_fn adds it to the others itself, in every graph it builds
+    created_in: tuple[str, ...] | None = None
 
     @property
     def initial_value(self) -> np.ndarray:
@@ -58,6 +61,10 @@ class VariableRecord:
     @property
     def checkpoint_key(self) -> str:
         return self.partition[0] if self.partition else self.name
+
+    @property
+    def collections_at_creation(self) -> tuple[str, ...]:
+        return self.collections if self.created_in is None else self.created_in
 
     @property
     def is_local(self) -> bool:
@@ -129,6 +136,9 @@ class Blueprint:
     # PREDICT: the predictions, from the features (flattened, composites
     # expanded), when they depend on features and variables alone
     predictions: graph_slice.GraphSlice | None = None
+    # TRAIN: the discovery graph, the training graph as the Estimator built it
+    # (its model_dir's graph.pbtxt and .meta files: saving/graph_files.py)
+    graph: tf.Graph | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
@@ -302,6 +312,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         metric_values=metric_values,
         metric_updates=metric_updates,
         predictions=predictions,
+        graph=graph if mode == ModeKeys.TRAIN else None,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(
@@ -370,6 +381,7 @@ def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
                 dtype=variable.dtype.base_dtype,
                 trainable=variable.trainable,
                 collections=_collections_of(graph, variable),
+                created_in=collections_at_creation(kwargs, variable.trainable),
                 synchronization=kwargs.get("synchronization") or tf.VariableSynchronization.AUTO,
                 aggregation=kwargs.get("aggregation") or tf.VariableAggregation.NONE,
                 partition=_partition_of(variable),
@@ -455,6 +467,15 @@ def _partition_of(variable) -> tuple | None:
     if info is None:
         return None
     return (info.full_name, tuple(info.full_shape), tuple(info.var_offset), tuple(info.var_shape))
+
+
+def collections_at_creation(kwargs, trainable: bool) -> tuple[str, ...]:
+    """The collections a graph variable created with ``kwargs`` joined."""
+    keys = tf.compat.v1.GraphKeys
+    collections = list(kwargs.get("collections") or [keys.GLOBAL_VARIABLES])
+    if trainable and keys.TRAINABLE_VARIABLES not in collections:
+        collections.append(keys.TRAINABLE_VARIABLES)
+    return tuple(collections)
 
 
 def _collections_of(graph: tf.Graph, variable) -> tuple[str, ...]:

@@ -11,6 +11,10 @@ metrics, the canned heads': updated from the batch, and read once after the
 last update, as Estimator's FinalOpsHook fetched them) and for the predictions
 of models without lookup tables or random ops. What reads anything else, or
 runs other stateful ops, has no slice; its program calls model_fn, as before.
+
+A hook's session computes what it is asked the same way, from the traced graph
+its ``begin()`` ran in (runtime/tf1/hook_graph.py supplies a :class:`GraphView`
+of it).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 import tensorflow as tf
-from tensorflow.core.framework import graph_pb2
+from tensorflow.core.framework import graph_pb2, node_def_pb2
 
 _VARIABLE = "VarHandleOp"
 _READ = "ReadVariableOp"
@@ -29,11 +33,12 @@ _GRAPH_INPUTS = frozenset({"Placeholder", "PlaceholderWithDefault", "Placeholder
 
 @dataclasses.dataclass(frozen=True)
 class GraphSlice:
-    """The ops computing ``structure``'s tensors (named by its leaves) from the
-    variables named ``variables`` and the tensors named ``inputs``."""
+    """The ops computing ``structure``'s tensors (named by its leaves) from
+    variables (``variables``: the slice's tensor that stands for each, and the
+    store's name of it) and the tensors named ``inputs``."""
 
     graph_def: bytes
-    variables: tuple[str, ...]
+    variables: tuple[tuple[str, str], ...]
     inputs: tuple[str, ...]
     structure: object  # a nest of tensor (or operation) names
     read_inputs: frozenset[str]  # the inputs the slice's ops read
@@ -44,7 +49,9 @@ class GraphSlice:
         ``inputs`` for its inputs, in order."""
         graph = tf.compat.v1.get_default_graph()
         given = dict(zip(self.inputs, inputs, strict=True))
-        input_map = {f"{name}:0": graph.capture(variables[name].handle) for name in self.variables}
+        input_map = {
+            tensor: graph.capture(variables[name].handle) for tensor, name in self.variables
+        }
         input_map.update((name, given[name]) for name in self.read_inputs)
         computed = [name for name in tf.nest.flatten(self.structure) if name not in given]
         outputs = tf.graph_util.import_graph_def(
@@ -57,6 +64,30 @@ class GraphSlice:
         return tf.nest.map_structure(given.__getitem__, self.structure)
 
 
+class GraphView:
+    """How a slice reads a graph's ops. This one: a graph as TF 1 built it (a
+    discovery graph), where each variable is a ``VarHandleOp`` of its name."""
+
+    def variable(self, op: tf.Operation) -> str | None:
+        """The store's name of the variable ``op`` stands for, if it does."""
+        return op.name if op.type == _VARIABLE else None
+
+    def inputs(self, op: tf.Operation) -> Sequence[tf.Tensor]:
+        return op.inputs
+
+    def control_inputs(self, op: tf.Operation) -> Sequence[tf.Operation]:
+        return op.control_inputs
+
+    def node_def(self, op: tf.Operation) -> node_def_pb2.NodeDef:
+        """``op`` as the slice's GraphDef holds it (no colocation with a variable
+        op the slice leaves out)."""
+        node = node_def_pb2.NodeDef()
+        node.CopyFrom(op.node_def)
+        if "_class" in node.attr:
+            del node.attr["_class"]
+        return node
+
+
 def model_inputs(features, labels) -> list:
     """model_fn's features and labels as a slice takes them: the leaves, with
     composite tensors expanded to their components, in nest order."""
@@ -64,22 +95,43 @@ def model_inputs(features, labels) -> list:
     return [leaf for leaf in leaves if leaf is not None]
 
 
-def slice_of(structure, inputs: Sequence = (), *, writes: bool = False) -> GraphSlice | None:
+class Unsliceable(Exception):
+    """Why a structure has no slice: ``op``, which a slice cannot replay (None: a
+    leaf or an input that is not a tensor of the graph)."""
+
+    def __init__(self, op: tf.Operation | None) -> None:
+        super().__init__(op)
+        self.op = op
+
+
+def slice_of(
+    structure, inputs: Sequence = (), *, writes: bool = False, view: GraphView | None = None
+) -> GraphSlice | None:
+    """:func:`required_slice`, or None where there is none."""
+    try:
+        return required_slice(structure, inputs, writes=writes, view=view)
+    except Unsliceable:
+        return None
+
+
+def required_slice(
+    structure, inputs: Sequence = (), *, writes: bool = False, view: GraphView | None = None
+) -> GraphSlice:
     """The slice computing ``structure`` (a nest of one graph's tensors, or with
-    ``writes`` operations too) from ``inputs`` (tensors of that graph), or None
-    when a leaf or an input is something else, or the ops between them do more
-    than read variables (with ``writes``: and assign to them)."""
+    ``writes`` operations too) from ``inputs`` (tensors of that graph). Raises
+    :class:`Unsliceable` when a leaf or an input is something else, or the ops
+    between them do more than read variables (with ``writes``: and assign to
+    them). ``view``: how to read the graph (default: as TF 1 built it)."""
+    view = view or GraphView()
     leaves = tf.nest.flatten(structure)
     kinds = (tf.Tensor, tf.Operation) if writes else tf.Tensor
     if not leaves or not all(isinstance(leaf, kinds) for leaf in leaves):
-        return None
+        raise Unsliceable(None)
     if not all(isinstance(tensor, tf.Tensor) for tensor in inputs):
-        return None
+        raise Unsliceable(None)
     given = {tensor.ref() for tensor in inputs}
     computed = [_op_of(leaf) for leaf in leaves if not _is_given(leaf, given)]
-    needed = _ops_computing(computed, given, writes=writes)
-    if needed is None:
-        return None
+    needed = _ops_computing(computed, given, writes=writes, view=view)
     graph = leaves[0].graph
     graph_def = graph_pb2.GraphDef()
     graph_def.versions.CopyFrom(graph.graph_def_versions)
@@ -87,20 +139,18 @@ def slice_of(structure, inputs: Sequence = (), *, writes: bool = False) -> Graph
     for op in graph.get_operations():  # creation order: inputs come first
         if op not in needed:
             continue
-        if op.type == _VARIABLE:
-            variables.append(op.name)  # stands for the store's variable of that name
+        variable = view.variable(op)
+        if variable is not None:  # stands for the store's variable of that name
+            variables.append((f"{op.name}:0", variable))
             continue
-        node = graph_def.node.add()
-        node.CopyFrom(op.node_def)
-        if "_class" in node.attr:  # colocation with a variable op left out
-            del node.attr["_class"]
+        graph_def.node.append(view.node_def(op))
     return GraphSlice(
         graph_def=graph_def.SerializeToString(),
         variables=tuple(variables),
         inputs=tuple(tensor.name for tensor in inputs),
         structure=tf.nest.map_structure(lambda leaf: leaf.name, structure),
         read_inputs=frozenset(
-            tensor.name for op in needed for tensor in op.inputs if tensor.ref() in given
+            tensor.name for op in needed for tensor in view.inputs(op) if tensor.ref() in given
         ),
     )
 
@@ -113,10 +163,11 @@ def _op_of(leaf) -> tf.Operation:
     return leaf.op if isinstance(leaf, tf.Tensor) else leaf
 
 
-def _ops_computing(outputs, given, *, writes: bool) -> set | None:
+def _ops_computing(outputs, given, *, writes: bool, view: GraphView) -> set:
     """The ops running ``outputs`` (ops) runs (through inputs and control inputs,
-    up to the tensors ``given``), or None when one of them reads anything else,
-    runs a function, or has state other than variable reads (and ``writes``)."""
+    up to the tensors ``given``); :class:`Unsliceable` when one of them reads
+    anything else, runs a function, or has state other than variable reads (and
+    ``writes``)."""
     needed: set = set()
     pending = list(outputs)
     while pending:
@@ -124,12 +175,12 @@ def _ops_computing(outputs, given, *, writes: bool) -> set | None:
         if op in needed:
             continue
         needed.add(op)
-        if op.type == _VARIABLE:
+        if view.variable(op) is not None:
             continue
         if not _replayable(op, writes=writes):
-            return None
-        pending.extend(tensor.op for tensor in op.inputs if tensor.ref() not in given)
-        pending.extend(op.control_inputs)
+            raise Unsliceable(op)
+        pending.extend(tensor.op for tensor in view.inputs(op) if tensor.ref() not in given)
+        pending.extend(view.control_inputs(op))
     return needed
 
 

@@ -27,7 +27,7 @@ from runtime.distribute.replication import components
 
 # Op types that write a variable (ref and resource kinds): Assign, AssignAdd,
 # AssignVariableOp, ApplyAdam, ResourceApplyAdam, ScatterAdd, ...
-_WRITE_PREFIXES = (
+WRITE_PREFIXES = (
     "Assign",
     "Apply",
     "SparseApply",
@@ -41,7 +41,7 @@ _WRITE_PREFIXES = (
     "ResourceCountUpTo",
 )
 _VARIABLE_OPS = ("VarHandleOp", "VariableV2", "Variable")
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 def writes_nothing_fetched(model_ops: Iterable[tf.Operation], fetches) -> frozenset:
@@ -102,7 +102,7 @@ def rewritten(variables, *, skipped: frozenset, on_summary_steps: frozenset) -> 
     create = graph._create_op_internal  # the one entry every op creation goes through
 
     def create_rewritten(op_type, inputs, dtypes=None, input_types=None, name=None, **kw):
-        if op_type.startswith(_WRITE_PREFIXES):
+        if op_type.startswith(WRITE_PREFIXES):
             if _only_in(inputs, skipped_handles):
                 return create("NoOp", [], [], name=name)
             if _only_in(inputs, summary_handles):
@@ -155,7 +155,7 @@ def _outermost(tensor):
 
 
 def _written_variables(op: tf.Operation) -> set[str]:
-    if not op.type.startswith(_WRITE_PREFIXES):
+    if not op.type.startswith(WRITE_PREFIXES):
         return set()
     return variables_taken(op)
 

@@ -8,11 +8,11 @@ import contextlib
 from collections.abc import Iterator, Sequence
 
 import tensorflow as tf
-from tensorflow.python.ops import lookup_ops
+from tensorflow.python.ops import lookup_ops, resource_variable_ops
 from tensorflow.python.training.saving import saveable_object, saveable_object_util
 
 from runtime.distribute.replication import assign_in_own_scope, components
-from runtime.tf1.discovery import TableRecord, VariableRecord
+from runtime.tf1.discovery import TableRecord, VariableRecord, collections_at_creation
 
 GLOBAL_STEP_NAME = "global_step"
 _TABLE_KINDS = (lookup_ops.MutableHashTable, lookup_ops.DenseHashTable)
@@ -38,6 +38,7 @@ class VariableStore:
         self._pending: Iterator[VariableRecord] = iter(())
         self._what = "model_fn"
         self._materializing = False
+        self._made_by_hooks: list[str] | None = None
         self._tables: dict[str, lookup_ops.MutableHashTable | lookup_ops.DenseHashTable] = {}
         self._empty_contents: dict[str, tuple] = {}  # {name: a new table's (keys, values)}
 
@@ -140,6 +141,24 @@ class VariableStore:
         for name in names:
             assign_in_own_scope(self._variables[name], self._records[name].initial_value)
 
+    @contextlib.contextmanager
+    def locals_kept(self) -> Iterator[None]:
+        """The local (metric) variables as they were before, once the block ends:
+        a call inside another (an evaluation a training call's listener runs)
+        shares their names with the outer call's, where the Estimator's two
+        sessions had a variable each."""
+        kept = {
+            name: [component.numpy() for component in components(self._variables[name])]
+            for name, record in self._records.items()
+            if record.is_local
+        }
+        try:
+            yield
+        finally:
+            for name, values in kept.items():
+                for component, value in zip(components(self._variables[name]), values, strict=True):
+                    component.assign(value)
+
     def trainable_names(self) -> list[str]:
         return [name for name, record in self._records.items() if record.trainable]
 
@@ -192,10 +211,24 @@ class VariableStore:
         self._pending = iter(records)
         self._what = what
 
+    @contextlib.contextmanager
+    def made_by_hooks(self) -> Iterator[list[str]]:
+        """While hooks' ``begin()`` runs in a trace, after model_fn: a variable a
+        hook creates (a counter, a stop signal) becomes one of the store's, in the
+        graph's collections, saved with the model's when it is a global variable,
+        as the Estimator's Saver saved it. Yields the names of those variables."""
+        self._made_by_hooks = []
+        try:
+            yield self._made_by_hooks
+        finally:
+            self._made_by_hooks = None
+
     def _serve(self, next_creator, **kwargs):
         if self._materializing:
             return next_creator(**kwargs)
         record = next(self._pending, None)
+        if record is None and self._made_by_hooks is not None:
+            return self._made_by_hook(kwargs)
         if record is None:
             raise RuntimeError(
                 f"{self._what} created a variable ({kwargs.get('name')!r}) that it did not "
@@ -213,11 +246,62 @@ class VariableStore:
                 for component in components(self._variables[name]):
                     component._save_slice_info = None
         graph = tf.compat.v1.get_default_graph()
-        for collection in record.collections:
+        for collection in record.collections_at_creation:
             _add_once(graph, collection, variable)
         if not tf.executing_eagerly():
             _take_name_as_legacy_graph_did(graph, kwargs.get("name"))
         return variable
+
+    def _made_by_hook(self, kwargs) -> tf.Variable:
+        """The store's variable for a creation in a hook's ``begin()``: named as in
+        the legacy graph, created once (outside the trace, past tf.function's own
+        creator), its initial value kept as its record's."""
+        graph = tf.compat.v1.get_default_graph()
+        with graph.name_scope(kwargs.get("name") or "Variable") as scope:
+            name = scope.rstrip("/")
+        if name not in self._variables:
+            initial_value = kwargs.get("initial_value")
+            if tf.is_symbolic_tensor(initial_value):
+                raise RuntimeError(
+                    f"A hook's begin() created the variable {name!r} from a tensor of "
+                    "model_fn's graph; under the runtime a variable a hook creates needs an "
+                    "initial value that does not depend on the graph (a number, an array "
+                    "or an initializer)."
+                )
+            with tf.init_scope():
+                variable = resource_variable_ops.ResourceVariable(
+                    initial_value=initial_value,
+                    name=name + "/",  # absolute: the name the legacy graph gave it
+                    dtype=kwargs.get("dtype"),
+                    trainable=kwargs.get("trainable"),
+                    shape=kwargs.get("shape"),
+                )
+                initial = variable.numpy()
+            self._variables[name] = variable
+            self._records[name] = VariableRecord(
+                name=name,
+                initial=lambda: initial,
+                dtype=variable.dtype,
+                trainable=variable.trainable,
+                collections=collections_at_creation(kwargs, variable.trainable),
+                synchronization=variable.synchronization,
+                aggregation=variable.aggregation,
+            )
+        self._made_by_hooks.append(name)
+        variable = self._variables[name]
+        for collection in self._records[name].collections:
+            _add_once(graph, collection, variable)
+        return variable
+
+    def name_of_handle(self, handle) -> str | None:
+        """The name of the variable whose handle (of a component) ``handle`` is."""
+        for name, variable in self._variables.items():
+            if any(component.handle is handle for component in components(variable)):
+                return name
+        return None
+
+    def records(self, names: Sequence[str]) -> list[VariableRecord]:
+        return [self._records[name] for name in names]
 
     def register_global_step(self) -> None:
         """Makes ``tf.compat.v1.train.get_global_step()`` find the step in the current

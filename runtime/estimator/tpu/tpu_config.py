@@ -14,7 +14,7 @@ import numpy as np
 from runtime.engine.run_config import RunConfig as _RunConfig
 from runtime.engine.run_config import TaskType
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 
 class InputPipelineConfig:

@@ -36,7 +36,7 @@ from runtime.estimator.tpu.tpu_config import (
 from runtime.estimator.tpu.tpu_context import ReplicaLayout, TPUContext
 from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec, device_spec
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 RESERVED_PARAMS_KEYS = ["batch_size", "context"]
 

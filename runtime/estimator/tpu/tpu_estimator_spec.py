@@ -15,7 +15,7 @@ from runtime.calls.spec import EstimatorSpec
 from runtime.distribute.host_calls import HostCallOutfeed, call_host_fn
 from runtime.engine.hooks import InGraphHook
 
-log = logging.getLogger("runtime")
+log = logging.getLogger("tensorflow")
 
 _FIELDS = [
     "mode",
