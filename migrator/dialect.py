@@ -42,11 +42,13 @@ def tf1_only_name(code: str, tree: ast.Module) -> str:
 
 
 def _references(code: str, tree: ast.Module):
-    """Every ``tensorflow...`` name the file imports or reaches through an import."""
-    for name, qualified in _tensorflow_bindings(tree).items():
-        yield qualified
+    """Every ``tensorflow...`` name the file imports or reaches through an import
+    (through each import of a name bound more than once)."""
+    for name, bound in _tensorflow_bindings(tree).items():
+        yield from bound
         for match in re.finditer(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)+)", code):
-            yield qualified + match.group(1)
+            for qualified in bound:
+                yield qualified + match.group(1)
 
 
 def imports_runtime(tree: ast.Module) -> bool:
@@ -62,25 +64,28 @@ def imports_runtime(tree: ast.Module) -> bool:
     return False
 
 
-def _tensorflow_bindings(tree: ast.Module) -> dict[str, str]:
-    """Names the file's imports (at any level) bind to ``tensorflow`` or below."""
-    bindings = {}
+def _tensorflow_bindings(tree: ast.Module) -> dict[str, list[str]]:
+    """Names the file's imports (at any level) bind to ``tensorflow`` or below,
+    each with every module it is bound to (sorted)."""
+    bindings: dict[str, set[str]] = {}
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    bindings[alias.asname] = alias.name
+                    bindings.setdefault(alias.asname, set()).add(alias.name)
                 else:
-                    bindings[alias.name.split(".")[0]] = alias.name.split(".")[0]
+                    top = alias.name.split(".")[0]
+                    bindings.setdefault(top, set()).add(top)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             for alias in node.names:
                 if alias.name != "*":
-                    bindings[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return {
-        name: qualified
-        for name, qualified in bindings.items()
-        if qualified == "tensorflow" or qualified.startswith("tensorflow.")
+                    qualified = f"{node.module}.{alias.name}"
+                    bindings.setdefault(alias.asname or alias.name, set()).add(qualified)
+    tensorflow = {
+        name: sorted(q for q in bound if q == "tensorflow" or q.startswith("tensorflow."))
+        for name, bound in bindings.items()
     }
+    return {name: bound for name, bound in tensorflow.items() if bound}
 
 
 def _statements(body: list[ast.stmt]):

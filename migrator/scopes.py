@@ -29,7 +29,7 @@ from libcst.metadata import (
 )
 
 from migrator.positions import dotted_name
-from migrator.symbols import without_compat_v1_contrib
+from migrator.symbols import public_name
 
 
 class NeedsFullScopes(Exception):
@@ -60,8 +60,9 @@ class Scopes(abc.ABC):
     def qualified(self, node: cst.CSTNode) -> str | None:
         """The one import-based qualified name of ``node`` (None if none or ambiguous).
 
-        ``tensorflow.compat.v1.contrib.X`` is ``tensorflow.contrib.X``: TF 1.15's
-        compat.v1 re-exported contrib, which TF 2's compat.v1 never had."""
+        A TF 1.15 name is its public name (``symbols.public_name``:
+        ``tensorflow.compat.v1.contrib.X`` is ``tensorflow.contrib.X``, a contrib
+        module's private path the public name it was exported under)."""
         scope = self.scope_of(node)
         if scope is None or dotted_name(node) is None:
             return None  # a chain on a call's or subscript's result names no import
@@ -70,7 +71,7 @@ class Scopes(abc.ABC):
             for q in scope.get_qualified_names_for(node)
             if q.source == QualifiedNameSource.IMPORT
         }
-        return without_compat_v1_contrib(names.pop()) if len(names) == 1 else None
+        return public_name(names.pop()) if len(names) == 1 else None
 
     def at_module_level(self, node: cst.CSTNode) -> bool:
         return isinstance(self.scope_of(node), GlobalScope)

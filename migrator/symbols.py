@@ -34,6 +34,8 @@ NAMESPACES = {
     "npu_bridge.hccl.hccl_ops": "npu.hccl_ops",
     "tensorflow.contrib.mixed_precision": "contrib.mixed_precision",
     "tensorflow.contrib.summary": "contrib.summary",
+    "tensorflow.contrib.lookup": "contrib.lookup",
+    "tensorflow.contrib.crf": "contrib.crf",
 }
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
@@ -87,6 +89,45 @@ def is_tf1_flavour(canonical_name: str) -> bool:
 
 
 # The tf.contrib.estimator names the runtime has (runtime/contrib/estimator.py).
+# tf.contrib.lookup's names (TF's own lookup_ops, and contrib's two wrappers)
+_CONTRIB_LOOKUP = (
+    "FastHashSpec",
+    "HasherSpec",
+    "HashTable",
+    "IdTableWithHashBuckets",
+    "KeyValueTensorInitializer",
+    "MutableDenseHashTable",
+    "MutableHashTable",
+    "StrongHashSpec",
+    "TextFileIndex",
+    "TextFileInitializer",
+    "index_table_from_file",
+    "index_table_from_tensor",
+    "index_to_string_table_from_file",
+    "index_to_string_table_from_tensor",
+)
+# tf.contrib.crf, ported whole
+_CONTRIB_CRF = (
+    "CrfDecodeBackwardRnnCell",
+    "CrfDecodeForwardRnnCell",
+    "CrfForwardRnnCell",
+    "crf_binary_score",
+    "crf_decode",
+    "crf_log_likelihood",
+    "crf_log_norm",
+    "crf_multitag_sequence_score",
+    "crf_sequence_score",
+    "crf_unary_score",
+    "viterbi_decode",
+)
+# tf.contrib.rnn's names the runtime ports (the core cells go to tf.compat.v1.nn.rnn_cell)
+_CONTRIB_RNN = (
+    "FusedRNNCellAdaptor",
+    "LSTMBlockFusedCell",
+    "TimeReversedFusedRNN",
+    "stack_bidirectional_dynamic_rnn",
+)
+
 _EARLY_STOPPING = (
     "make_early_stopping_hook",
     "stop_if_higher_hook",
@@ -238,6 +279,12 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.summary.scalar",
         "contrib.summary.should_record_summaries",
         "contrib.summary.summary_writer_initializer_op",
+        "contrib.lookup",
+        *(f"contrib.lookup.{name}" for name in _CONTRIB_LOOKUP),
+        "contrib.crf",
+        *(f"contrib.crf.{name}" for name in _CONTRIB_CRF),
+        "contrib.rnn",
+        *(f"contrib.rnn.{name}" for name in _CONTRIB_RNN),
     }
 )
 
@@ -260,6 +307,9 @@ RUNTIME_MODULES = frozenset(
         "contrib.estimator",
         "contrib.mixed_precision",
         "contrib.summary",
+        "contrib.lookup",
+        "contrib.crf",
+        "contrib.rnn",
     }
 )
 
@@ -299,6 +349,9 @@ RUNTIME_ALIASES = {
     "contrib.estimator": "contrib_estimator",
     "contrib.mixed_precision": "contrib_mixed_precision",
     "contrib.summary": "contrib_summary",
+    "contrib.lookup": "contrib_lookup",
+    "contrib.crf": "contrib_crf",
+    "contrib.rnn": "contrib_rnn",
 }
 
 # tf.contrib symbols with an exact TF 2 equivalent (same signature, same numbers).
@@ -311,6 +364,12 @@ CONTRIB_RENAMES = {
     "tensorflow.contrib.cluster_resolver.TPUClusterResolver": (
         "tensorflow.distribute.cluster_resolver.TPUClusterResolver"
     ),
+    "tensorflow.contrib.training.checkpoints_iterator": "tensorflow.train.checkpoints_iterator",
+    # TF 1.15's tf.contrib.rnn re-exported the core cells, which TF 2 keeps here
+    **{
+        f"tensorflow.contrib.rnn.{name}": f"tensorflow.compat.v1.nn.rnn_cell.{name}"
+        for name in ("DeviceWrapper", "DropoutWrapper", "LSTMStateTuple", "ResidualWrapper")
+    },
 }
 
 
@@ -366,20 +425,62 @@ def same_meaning(spec: dict, positional: int, keywords: list[str]) -> bool:
     )
 
 
-def without_compat_v1_contrib(qualified_name: str) -> str:
-    """``tensorflow.compat.v1.contrib.X`` as ``tensorflow.contrib.X``: TF 1.15's
-    compat.v1 re-exported contrib, which TF 2's compat.v1 never had."""
+def public_name(qualified_name: str) -> str:
+    """The public TF 1.15 name of ``qualified_name``: ``tensorflow.compat.v1.contrib.X``
+    is ``tensorflow.contrib.X`` (TF 1.15's compat.v1 re-exported contrib, which TF
+    2's compat.v1 never had), and a contrib module's private path is the public
+    name it was exported under (:func:`_public_contrib_name`)."""
     prefix = "tensorflow.compat.v1.contrib"
     if qualified_name == prefix or qualified_name.startswith(prefix + "."):
-        return "tensorflow.contrib" + qualified_name[len(prefix) :]
+        qualified_name = "tensorflow.contrib" + qualified_name[len(prefix) :]
+    if qualified_name.startswith("tensorflow.contrib.") and ".python." in qualified_name:
+        return _public_contrib_name(qualified_name)
     return qualified_name
+
+
+_PRIVATE_CONTRIB = re.compile(r"^tensorflow\.contrib\.(?P<module>\w+)\.python\.(?P<path>[\w.]+)$")
+
+
+@functools.cache
+def _public_contrib_name(qualified_name: str) -> str:
+    """A contrib module re-exported, flat, what the modules of its ``python/``
+    package defined (``tf.contrib.tpu.python.tpu.async_checkpoint`` stands for
+    ``tf.contrib.tpu``, and its ``AsyncCheckpointSaverHook`` is
+    ``tf.contrib.tpu.AsyncCheckpointSaverHook``); slim kept its layout
+    (``tf.contrib.slim.python.slim.learning`` is ``tf.contrib.slim.learning``).
+    Those modules are ``python/<package>/<module>.py``: what follows is a member,
+    unless a deeper package holds a member the migrator knows."""
+    match = _PRIVATE_CONTRIB.match(qualified_name)
+    if match is None:
+        return qualified_name
+    public = f"tensorflow.contrib.{match['module']}"
+    parts = match["path"].split(".")
+    if match["module"] == "slim" and parts[0] == "slim":
+        return ".".join([public, *parts[1:]])
+    for start in range(len(parts) - 1, 2, -1):
+        candidate = ".".join([public, *parts[start:]])
+        if _known(candidate):
+            return candidate
+    return ".".join([public, *parts[2:]])
+
+
+def _known(qualified_name: str) -> bool:
+    """Whether the migrator converts ``qualified_name`` (or reports it as removed)."""
+    canonical_name = canonical(qualified_name)
+    return (
+        (canonical_name is not None and available(canonical_name))
+        or tf1_replacement(qualified_name) is not None
+        or slim_replacement(qualified_name) is not None
+        or contrib_tpu_in_tf2(qualified_name) is not None
+        or qualified_name in CONTRIB_CALL_RENAMES
+    )
 
 
 def tf1_only(qualified_name: str) -> bool:
     """Whether a name under ``tensorflow.`` existed only in TF 1 (a file using it
     was written for TF 1): a contrib name, or a TF 1 name TF 2 does not have."""
     contrib = "tensorflow.contrib"
-    qualified_name = without_compat_v1_contrib(qualified_name)
+    qualified_name = public_name(qualified_name)
     if qualified_name == contrib or qualified_name.startswith(contrib + "."):
         return True
     if qualified_name.startswith("tensorflow.compat."):
@@ -531,6 +632,7 @@ RUNTIME_REPLACEMENTS = {
         "contrib.data.padded_batch_and_drop_remainder"
     ),
     "tensorflow.contrib.training.HParams": "contrib.training.HParams",
+    **{f"tensorflow.contrib.rnn.{name}": f"contrib.rnn.{name}" for name in _CONTRIB_RNN},
     **{
         f"tensorflow.contrib.estimator.{name}": f"contrib.estimator.{name}"
         for name in _CONTRIB_ESTIMATOR

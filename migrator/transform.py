@@ -37,7 +37,7 @@ from migrator.module_edits import (
     dotted,
     removable_import_binding,
 )
-from migrator.positions import Locator, attribute_key
+from migrator.positions import Locator, attribute_key, dotted_name
 from migrator.scopes import FullScopes, NeedsFullScopes, Scopes
 
 
@@ -393,7 +393,13 @@ class MigrateTransformer(cst.CSTTransformer):
         root = _root(original)
         if not isinstance(root, cst.Name):
             return updated  # a chain on a call's result; the call's own chain is rewritten
-        if self._scopes.qualified(root) == "tensorflow":
+        root_qualified = self._scopes.qualified(root)
+        if root_qualified is None or not self._resolves_through(original, root_qualified):
+            # a name used before a function-local import rebinds it: scope analysis
+            # resolves the chain through the import and its root through another
+            # binding (or none); Python raises UnboundLocalError there either way
+            return updated
+        if root_qualified == "tensorflow":
             return _keeping_parentheses(
                 updated, dotted(root.value + replacement[len("tensorflow") :])
             )
@@ -412,6 +418,13 @@ class MigrateTransformer(cst.CSTTransformer):
             return updated
         self.edits.rewritten_roots[root.value] += 1
         return _keeping_parentheses(updated, expression)
+
+    def _resolves_through(self, chain, root_qualified: str) -> bool:
+        """Whether ``chain``'s qualified name is its root's with the chain's
+        attributes (scope analysis resolves both through the same binding)."""
+        attributes = dotted_name(chain).partition(".")[2]
+        through_root = f"{root_qualified}.{attributes}" if attributes else root_qualified
+        return self._scopes.qualified(chain) == symbols.public_name(through_root)
 
     def _contrib_call_rename(self, original, updated, qualified: str):
         """A tf.contrib class TF 2 kept with fewer arguments: renamed where the call
@@ -589,7 +602,7 @@ class MigrateTransformer(cst.CSTTransformer):
             )
 
     def _runtime_target(self, node, module: str, alias: cst.ImportAlias):
-        qualified = f"{module}.{get_full_name_for_node(alias.name)}"
+        qualified = symbols.public_name(f"{module}.{get_full_name_for_node(alias.name)}")
         if symbols.in_runtime(qualified):
             self._check_runtime_name(node, qualified)
             return None

@@ -53,6 +53,9 @@ class Project:
     # Summary tags labelled with a read of a TF 1 reference variable global step that
     # TF 1's Session raced with the step's increment (harness.assert_racy_step_labels)
     racy_step_labels: tuple[str, ...] = ()
+    # A program written for TF 1 whose graph holds TF 1 loops: its bit-for-bit
+    # reference is the legacy project with TF 2's (kernel_drift.CONTROL_FLOW)
+    control_flow_v1: bool = False
 
     @property
     def train_dir(self) -> str:

@@ -51,6 +51,9 @@ class Side:
     runs_legacy_program: bool
     tensorflow: str
     paths: tuple[Path, ...] = ()
+    # a legacy program written for TF 1 builds TF 2's control flow (While, If),
+    # as the runtime's traced step does, instead of TF 1's (tests/standins/tf1_api.py)
+    control_flow_v2: bool = False
 
     @property
     def interpreter(self) -> list[str]:
@@ -77,6 +80,8 @@ class Side:
             env.pop("TF_USE_LEGACY_KERAS", None)
         else:
             env["TF_USE_LEGACY_KERAS"] = "1"
+        if self.control_flow_v2:
+            env["LEGACY_CONTROL_FLOW_V2"] = "1"
         env.update(overrides)
         return env
 
@@ -96,6 +101,9 @@ REFERENCE = Side(
     runs_legacy_program=True,
     tensorflow="2.21",
     paths=(LEGACY_ON_TF_2_21, ESTIMATOR_2_15),
+)
+REFERENCE_CONTROL_FLOW_V2 = dataclasses.replace(
+    REFERENCE, name="reference_control_flow_v2", control_flow_v2=True
 )
 RUNTIME = Side("runtime", MAIN_PYTHON, runs_legacy_program=False, tensorflow="2.21")
 

@@ -66,6 +66,18 @@ CONTRIB_THROUGH_COMPAT_V1 = (
     "x = tf.contrib.tpu.CrossShardOptimizer\ny = tf.tpu.CrossShardOptimizer\n"
 )
 
+# Found by the strategy: a name used in a function before the function's own
+# import of it (Python: UnboundLocalError). Scope analysis resolved the chain
+# through the local import and its root through the global one; a first run read
+# the file as TF 2 code through that global import, which it then dropped as
+# unused, and a second run read it as TF 1 code. Both imports now count for the
+# dialect, and a chain whose root resolves elsewhere is left as it is.
+A_USE_BEFORE_A_LOCAL_IMPORT = (
+    "from npu_bridge.npu_init import *\nimport tensorflow.compat.v1 as tf\n"
+    "def model_fn(features, labels=None, *args, **kwargs):\n"
+    "    x = tf.layers.dense\n    import tensorflow as tf\n    return x\n"
+)
+
 
 @FUZZ
 @given(programs())
@@ -74,6 +86,7 @@ CONTRIB_THROUGH_COMPAT_V1 = (
 @example(program=A_LATER_IMPORT)
 @example(program=A_TF1_CLASS_ABOVE_THE_IMPORT)
 @example(program=CONTRIB_THROUGH_COMPAT_V1)
+@example(program=A_USE_BEFORE_A_LOCAL_IMPORT)
 def test_any_program_migrates_parses_and_is_stable(program):
     ast.parse(program)  # the strategy's promise
     first = migrate_code(program, path="generated.py")

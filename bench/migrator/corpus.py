@@ -95,6 +95,23 @@ def main() -> None:
         print(f"corpus: {len(files)} files, {lines} lines, {len(list(tree.iterdir()))} packages")
         print(f"migrate --verify: {seconds:.1f} s, {report['files_changed']} files converted")
         print("diagnostics: " + ", ".join(f"{c} {n}" for c, n in sorted(counts.items())))
+        print("files that end with no error diagnostic, per source:")
+        for source, (clean, total) in sorted(clean_share(tree, report).items()):
+            print(f"  {source}: {clean} of {total} ({clean / total:.0%})")
+
+
+def clean_share(tree: Path, report: dict) -> dict[str, tuple[int, int]]:
+    """``{package: (files that end with no error-level diagnostic, files)}``."""
+    totals: dict[str, int] = {}
+    for path in tree.rglob("*.py"):
+        source = path.relative_to(tree).parts[0]
+        totals[source] = totals.get(source, 0) + 1
+    failing: dict[str, int] = {}
+    for entry in report["files"]:
+        if entry["errors"] or entry["error"]:
+            source = Path(entry["path"]).resolve().relative_to(tree.resolve()).parts[0]
+            failing[source] = failing.get(source, 0) + 1
+    return {source: (total - failing.get(source, 0), total) for source, total in totals.items()}
 
 
 if __name__ == "__main__":

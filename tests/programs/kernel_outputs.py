@@ -17,6 +17,35 @@ _POSITIVE = np.abs(_VALUES) + np.float32(0.01)
 _IMAGES = _RANDOM.normal(size=(24, 8, 8, 1)).astype(np.float32)
 _FILTERS = _RANDOM.normal(size=(3, 3, 1, 8)).astype(np.float32)
 
+# A fused LSTM over a sequence (tf.contrib.rnn.LSTMBlockFusedCell): time-major
+# inputs, the initial cell state and output, weights, three zero peephole
+# vectors and the bias; its output h
+_LSTM_INPUTS = _RANDOM.normal(size=(6, 8, 10)).astype(np.float32)
+_LSTM_STATE = _RANDOM.normal(scale=0.5, size=(2, 8, 12)).astype(np.float32)
+_LSTM_WEIGHTS = _RANDOM.normal(scale=0.3, size=(22, 48)).astype(np.float32)
+_LSTM_BIAS = _RANDOM.normal(scale=0.1, size=(48,)).astype(np.float32)
+
+
+def _block_lstm(inputs):
+    from tensorflow.python.ops import gen_rnn_ops
+
+    zeros = tf.zeros([12])
+    return gen_rnn_ops.block_lstm(
+        seq_len_max=tf.constant(6, tf.int64),
+        x=inputs,
+        cs_prev=tf.constant(_LSTM_STATE[0]),
+        h_prev=tf.constant(_LSTM_STATE[1]),
+        w=tf.constant(_LSTM_WEIGHTS),
+        wci=zeros,
+        wcf=zeros,
+        wco=zeros,
+        b=tf.constant(_LSTM_BIAS),
+        forget_bias=1.0,
+        cell_clip=-1.0,
+        use_peephole=False,
+    ).h
+
+
 KERNELS = {
     "Tanh": (tf.math.tanh, _VALUES),
     "Erf": (tf.math.erf, _VALUES),
@@ -26,6 +55,7 @@ KERNELS = {
         lambda images: tf.nn.conv2d(images, tf.constant(_FILTERS), strides=1, padding="SAME"),
         _IMAGES,
     ),
+    "BlockLSTM": (_block_lstm, _LSTM_INPUTS),
 }
 
 

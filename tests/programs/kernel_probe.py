@@ -54,6 +54,13 @@ _READS = (
     "IteratorGetNext",
     "IsVariableInitialized",
 )
+# Outputs a kernel leaves unwritten in part: BlockLSTM's gates (i, f, o, ci, co)
+# past seq_len_max are whatever memory held (its cs and h are zeroed there); only
+# its gradient reads them, up to seq_len_max
+_UNDEFINED_OUTPUTS = {"BlockLSTM": (0, 2, 3, 4, 5), "BlockLSTMV2": (0, 2, 3, 4, 5)}
+# TF 1's control flow: the ops a cond branch or a loop body starts and ends with
+_ENTERING = ("Switch", "RefSwitch", "Enter", "RefEnter")
+_LEAVING = ("Merge", "RefMerge", "Exit", "RefExit")
 # Ops that pass a reference variable on (TF 1 control flow) without writing it
 _PASS_REFERENCES = ("RefSwitch", "RefMerge", "RefIdentity", "RefEnter", "RefExit", "RefSelect")
 
@@ -83,15 +90,36 @@ def computed(meta_path: str, checkpoint: str) -> dict:
             if len(kept) < len(op.control_inputs):
                 op._remove_all_control_inputs()
                 op._add_control_inputs(kept)
-        fetched = [
-            tensor
-            for op in ops
-            if op.name not in writes and _computes(op)
-            for tensor in op.outputs
-            if tensor.dtype.is_floating or tensor.dtype.is_integer
-        ]
+        unfetchable = writes | _in_control_flow(ops)
         with _session(graph, checkpoint) as session:
+            unfetchable |= _downstream(ops, _unreadable_inputs(ops, session), control_edges=False)
+            fetched = [
+                tensor
+                for op in ops
+                if op.name not in unfetchable and _computes(op)
+                for tensor in op.outputs
+                if (tensor.dtype.is_floating or tensor.dtype.is_integer)
+                and tensor.value_index not in _UNDEFINED_OUTPUTS.get(op.type, ())
+            ]
             return session.run({tensor.name: tensor for tensor in fetched})
+
+
+def _unreadable_inputs(ops, session) -> set:
+    """The iterators whose next element this process cannot read: a dataset
+    ``from_generator`` calls the program's own Python generator (a PyFunc only
+    the program's process has). What they feed goes unprobed here; the
+    equivalence fixtures of the same layers probe it with in-graph inputs."""
+    unreadable = set()
+    for op in ops:
+        if op.type != "IteratorGetNext":
+            continue
+        try:
+            session.run(op.outputs)
+        except tf.errors.InvalidArgumentError as error:
+            if "pyfunc" not in str(error).lower():
+                raise
+            unreadable.add(op.name)
+    return unreadable
 
 
 def written(meta_path: str, checkpoint: str, old: dict) -> tuple:
@@ -170,7 +198,8 @@ def _session(graph: tf.Graph, checkpoint: str):
 def _computes(op) -> bool:
     """Whether part 1 fetches ``op``: it computes, or reads state something computes
     with (a variable's own snapshot, which nothing uses, is left out), outside a TF 1
-    ``tf.cond`` branch or ``tf.while_loop`` body (whose tensors a run cannot fetch)."""
+    ``tf.cond`` branch or ``tf.while_loop`` body and its switches (whose tensors a run
+    cannot fetch)."""
     if op.type in _HOLDS_STATE or op.name.startswith("save"):
         return False
     if op._get_control_flow_context() is not None:
@@ -179,14 +208,37 @@ def _computes(op) -> bool:
 
 
 def _after_writes(ops) -> set:
-    """The names of the ops that write state and of every op whose inputs come from
-    one: fetching them would run the writes."""
-    marked = {op.name for op in ops if _writes_state(op)}
+    """The names of the ops that write state, of placeholders (a hook's, which it
+    fed), and of every op whose inputs come from one: fetching them would run the
+    writes, or need a feed."""
+    seeds = {op.name for op in ops if _writes_state(op) or op.type == "Placeholder"}
+    return _downstream(ops, seeds, control_edges=False)
+
+
+def _in_control_flow(ops) -> set:
+    """The names of the ops of TF 1's cond branches and loop bodies: after a
+    Switch or an Enter, up to the Merge or Exit that leaves them (a run cannot
+    fetch them: the branch not taken is dead, a loop body's tensors live in its
+    frame)."""
+    seeds = {op.name for op in ops if op.type in _ENTERING}
+    return _downstream(ops, seeds, control_edges=True, leaving=_LEAVING)
+
+
+def _downstream(ops, seeds: set, *, control_edges: bool, leaving=()) -> set:
+    """``seeds`` and the names of the ops whose inputs (and, with
+    ``control_edges``, control inputs) come from one of them, but ops of the types
+    ``leaving``."""
+    marked = set(seeds)
     grew = True
     while grew:  # until no op is added (TF 1 while loops have back edges)
         before = len(marked)
         for op in ops:
-            if op.name not in marked and any(t.op.name in marked for t in op.inputs):
+            if op.name in marked or op.type in leaving:
+                continue
+            sources = [t.op for t in op.inputs]
+            if control_edges:
+                sources += op.control_inputs
+            if any(source.name in marked for source in sources):
                 marked.add(op.name)
         grew = len(marked) > before
     return marked

@@ -4,11 +4,14 @@ modules (contrib was removed in TF 2.0)."""
 import sys
 import types
 
+import contrib_crf
 import contrib_estimator
 import contrib_layers
+import contrib_lookup
 import contrib_metrics
 import contrib_mixed_precision
 import contrib_optimize_loss
+import contrib_rnn
 import contrib_training
 import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2
@@ -19,6 +22,10 @@ _SUMMARY_NAMES = (
     "eval_dir", "flush", "generic", "histogram", "image", "import_event", "initialize",
     "never_record_summaries", "record_summaries_every_n_global_steps", "scalar",
     "summary_writer_initializer_op", "SummaryWriter",
+)  # fmt: skip
+_EARLY_STOPPING = (
+    "make_early_stopping_hook", "stop_if_higher_hook", "stop_if_lower_hook",
+    "stop_if_no_decrease_hook", "stop_if_no_increase_hook",
 )  # fmt: skip
 _DATA_NAMES = ("map_and_batch", "parallel_interleave", "shuffle_and_repeat", "prefetch_to_device")
 
@@ -68,7 +75,13 @@ def install() -> None:
             "batch_and_drop_remainder": contrib_training.batch_and_drop_remainder,
         },
     )
-    training = _module("tensorflow.contrib.training", {"HParams": contrib_training.HParams})
+    training = _module(
+        "tensorflow.contrib.training",
+        {
+            "HParams": contrib_training.HParams,
+            "checkpoints_iterator": tf.compat.v1.train.checkpoints_iterator,
+        },
+    )
     learn = _module("tensorflow.contrib.learn", {"ModeKeys": contrib_training.ModeKeys})
     framework = _module(
         "tensorflow.contrib.framework",
@@ -82,11 +95,32 @@ def install() -> None:
         {
             "clip_gradients_by_norm": contrib_layers.clip_gradients_by_norm,
             **{name: getattr(contrib_estimator, name) for name in contrib_estimator.__all__},
+            # TF 1.15's contrib re-exported tensorflow-estimator's early stopping
+            **{name: getattr(tf.estimator.experimental, name) for name in _EARLY_STOPPING},
         },
     )
+    lookup = _module("tensorflow.contrib.lookup", contrib_lookup.names())
+    rnn = _module(
+        "tensorflow.contrib.rnn",
+        {
+            **contrib_rnn.core_cells(),
+            **{
+                name: getattr(contrib_rnn, name)
+                for name in (
+                    "LSTMBlockFusedCell",
+                    "TimeReversedFusedRNN",
+                    "stack_bidirectional_dynamic_rnn",
+                )
+            },
+        },
+    )
+    crf = _module("tensorflow.contrib.crf", _public(contrib_crf))
     contrib = _module(
         "tensorflow.contrib",
         {
+            "lookup": lookup,
+            "rnn": rnn,
+            "crf": crf,
             "tpu": tpu,
             "cluster_resolver": cluster_resolver,
             "summary": summary,
