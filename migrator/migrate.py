@@ -6,14 +6,14 @@ import dataclasses
 import re
 from pathlib import Path
 
-from migrator import chunked, hook_sessions, tf1_behaviour
-from migrator.deep_stack import call_with_deep_stack
-from migrator.diagnostics import CODES, RULES, Diagnostic
-from migrator.dialect import TF1, imports_runtime, tensorflow_dialect
-from migrator.parsing import parse_with_libcst, parse_with_python
-from migrator.positions import Locator, physical_lines
-from migrator.program import FILE_ALONE, Program
-from migrator.transform import Part, migrate_module
+from migrator.data.diagnostics import CODES, RULES, Diagnostic
+from migrator.names.dialect import TF1, imports_runtime, tensorflow_dialect
+from migrator.names.program import FILE_ALONE, Program
+from migrator.rules import chunked, hook_sessions, tf1_behaviour
+from migrator.rules.transform import Part, migrate_module
+from migrator.source.deep_stack import call_with_deep_stack
+from migrator.source.parsing import parse_with_libcst, parse_with_python
+from migrator.source.positions import Locator, physical_lines
 
 ALL_CODES = frozenset(CODES) | frozenset(RULES)
 
@@ -50,14 +50,14 @@ def migrate_code(
     imports_before: str | None = None,
     program: Program = FILE_ALONE,
 ) -> Migration:
-    """Migrates Python source text; raises ``migrator.parsing.UnparsableSource`` if
+    """Migrates Python source text; raises ``migrator.source.parsing.UnparsableSource`` if
     it does not parse. ``program``: what the file's program says of the TensorFlow
-    it was written for (``migrator.program``; without it, the file alone decides).
+    it was written for (``migrator.names.program``; without it, the file alone decides).
 
     Imports the migration adds go after the module's last import; with
     ``imports_before`` (a comment), before the first statement that ends with it.
     Runs on a thread with a deep stack, so deeply nested code migrates instead of
-    exhausting the stack (``migrator.deep_stack``).
+    exhausting the stack (``migrator.source.deep_stack``).
     """
     if not TRIGGER.search(code):
         return Migration(path, code, code, ())

@@ -22,7 +22,7 @@ argument reorders, function transformers, function and argument warnings). Each 
 And ``namesakes``: the TF 1 functions TF 2 kept under their name but changed, with
 both parameter lists. What such a name means depends on the TensorFlow the file
 was written for (``tf.nn.dropout(x, 0.9)`` keeps 90% in TF 1 and drops 90% in TF
-2); the migrator decides per file and per call (``migrator.transform``).
+2); the migrator decides per file and per call (``migrator.rules.transform``).
 
 Every target is checked to exist in the installed TensorFlow (with tf-keras, as
 the runtime selects it). ``removed`` also lists the public names TensorFlow 2.15

@@ -2,7 +2,7 @@
 
 from click.testing import CliRunner
 
-from migrator.cli import main
+from migrator.command.cli import main
 
 LEGACY = """import tensorflow as tf
 

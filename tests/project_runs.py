@@ -21,7 +21,7 @@ from saved_model_compare import call_every_signature, signature_layout
 from sides import REPO, RUN_LEGACY, Side
 
 from fixtures.equivalence.recording import scalar_summaries
-from migrator.program import read_program
+from migrator.names.program import read_program
 
 PROJECTS = REPO / "fixtures" / "projects"
 
@@ -85,7 +85,7 @@ def run_project(project: Project, source: Path, out: Path, *, side: Side) -> Non
 
 
 def _written_for_tf1(source: Path) -> bool:
-    """As ``migrate`` decides it for the whole program (migrator/program.py)."""
+    """As ``migrate`` decides it for the whole program (migrator/names/program.py)."""
     return read_program(source.absolute()).written_for_tf1
 
 

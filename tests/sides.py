@@ -30,7 +30,7 @@ import sys
 import threading
 from pathlib import Path
 
-from migrator.dialect import TF1, tensorflow_dialect
+from migrator.names.dialect import TF1, tensorflow_dialect
 
 REPO = Path(__file__).resolve().parents[1]
 MAIN_PYTHON = Path(sys.executable)
@@ -87,7 +87,7 @@ class Side:
 
     def command(self, program: Path) -> list[str]:
         """How this side runs a fixture program: a legacy one through the stand-ins,
-        with TF 1's API when it was written for TF 1.x (``migrator.dialect``)."""
+        with TF 1's API when it was written for TF 1.x (``migrator.names.dialect``)."""
         if not self.runs_legacy_program:
             return [*self.interpreter, str(program)]
         tf1_api = ["--tf1-api"] if written_for_tf1(program.read_text()) else []

@@ -13,7 +13,7 @@ import pytest
 from cli_runs import BROKEN, CLEAN, LEGACY, MIGRATED, UNSUPPORTED, run, write_repository
 from click.testing import CliRunner
 
-from migrator.cli import main
+from migrator.command.cli import main
 
 
 @pytest.fixture

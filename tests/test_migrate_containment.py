@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from cli_runs import CLEAN, LEGACY, MIGRATED, run
 
-import migrator.files
-import migrator.transform
-import migrator.workers
+import migrator.command.files
+import migrator.command.workers
+import migrator.rules.transform
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "migrator"
 
@@ -80,7 +80,7 @@ def _raise_on_marked_attribute(original_leave):
 def test_an_internal_error_is_a_diagnostic_on_its_file_and_the_others_migrate(
     tmp_path, monkeypatch, jobs
 ):
-    transformer = migrator.transform.MigrateTransformer
+    transformer = migrator.rules.transform.MigrateTransformer
     monkeypatch.setattr(
         transformer, "leave_Attribute", _raise_on_marked_attribute(transformer.leave_Attribute)
     )
@@ -111,7 +111,9 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
     """A segfault in a worker (as native code can crash) breaks the pool: the files it
     had not finished are migrated again, each alone, and the culprit is reported."""
     monkeypatch.setattr(
-        migrator.workers, "migrate_file", _die_on("crash.py", migrator.workers.migrate_file)
+        migrator.command.workers,
+        "migrate_file",
+        _die_on("crash.py", migrator.command.workers.migrate_file),
     )
     for i in range(60):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY if i % 2 else CLEAN)
@@ -146,7 +148,9 @@ def test_an_internal_error_in_a_worker_is_retried_alone_before_it_is_reported(
     more in a fresh process, and only an error there is reported."""
     marker = tmp_path.parent / f"{tmp_path.name}-failed-once"
     monkeypatch.setattr(
-        migrator.files, "migrate_code", _memory_error_once(marker, migrator.files.migrate_code)
+        migrator.command.files,
+        "migrate_code",
+        _memory_error_once(marker, migrator.command.files.migrate_code),
     )
     for i in range(40):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY)
@@ -186,7 +190,9 @@ def test_a_host_process_s_garbage_is_not_collected_in_workers(tmp_path, monkeypa
     """``migrate`` run inside a process that uses TensorFlow (this test suite, a
     notebook): its workers, forked from that process, never finalize its garbage."""
     monkeypatch.setattr(
-        migrator.workers, "migrate_file", _collect_first(migrator.workers.migrate_file)
+        migrator.command.workers,
+        "migrate_file",
+        _collect_first(migrator.command.workers.migrate_file),
     )
     for i in range(40):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY)

@@ -1,4 +1,4 @@
-"""`migrate` keeps each file's result by content (migrator/result_cache.py): a
+"""`migrate` keeps each file's result by content (migrator/command/result_cache.py): a
 re-run on unchanged files migrates nothing again and says exactly what the first
 run said; a change to the file, its path or the options misses the cache."""
 
@@ -7,7 +7,7 @@ import os
 import pytest
 from cli_runs import LEGACY, MIGRATED, UNSUPPORTED, run
 
-from migrator import files as migrator_files
+from migrator.command import files as migrator_files
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def counted_migrations(monkeypatch):
         calls.append(path.name)
         return original(path, *args, **kwargs)
 
-    monkeypatch.setattr("migrator.workers.migrate_file", counting)
+    monkeypatch.setattr("migrator.command.workers.migrate_file", counting)
     return calls
 
 

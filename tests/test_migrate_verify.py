@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from cli_runs import run
 
-import migrator.verify
+import migrator.command.verify
 
 PROGRAM = """import tensorflow as tf
 from tensorflow.contrib import opt as contrib_opt
@@ -65,8 +65,8 @@ def test_a_second_run_asks_nothing_it_already_knows(program, monkeypatch):
 
 
 def test_without_tensorflow_check_says_so_and_explicit_verify_is_an_error(program, monkeypatch):
-    monkeypatch.setattr(migrator.verify, "tensorflow_installed", lambda: False)
-    monkeypatch.setattr("migrator.cli.tensorflow_installed", lambda: False)
+    monkeypatch.setattr(migrator.command.verify, "tensorflow_installed", lambda: False)
+    monkeypatch.setattr("migrator.command.cli.tensorflow_installed", lambda: False)
     result = run("--check", program)
     assert "names were not verified" in result.stderr
     assert not lines_with("MIG105", result.output)

@@ -1,4 +1,4 @@
-"""A large file is migrated in parts (migrator.chunked); the result must be the one
+"""A large file is migrated in parts (migrator.rules.chunked); the result must be the one
 migrating the whole file at once gives, byte for byte and diagnostic for diagnostic.
 Held here on every fixture and on generated programs, split into tiny parts."""
 
@@ -10,8 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from program_strategies import programs
 
-from migrator import chunked, hook_sessions
-from migrator.deep_stack import call_with_deep_stack
 from migrator.migrate import (
     ALL_CODES,
     KNOWN_MODULES,
@@ -20,7 +18,9 @@ from migrator.migrate import (
     migrate_code,
     whole_file_part,
 )
-from migrator.segments import has_wildcard_import
+from migrator.rules import chunked, hook_sessions
+from migrator.source.deep_stack import call_with_deep_stack
+from migrator.source.segments import has_wildcard_import
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(

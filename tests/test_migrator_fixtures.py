@@ -12,9 +12,9 @@ import libcst as cst
 import pytest
 
 from migrator.migrate import ALL_CODES, migrate_code, whole_file_part
-from migrator.positions import Locator
-from migrator.program import program_of
-from migrator.transform import migrate_module
+from migrator.names.program import program_of
+from migrator.rules.transform import migrate_module
+from migrator.source.positions import Locator
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "migrator"
 CASES = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from program_strategies import programs
 
 from migrator.migrate import migrate_code
-from migrator.positions import physical_lines
+from migrator.source.positions import physical_lines
 
 FUZZ = settings(
     max_examples=2000,

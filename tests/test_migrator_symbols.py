@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from migrator import symbols
+from migrator.data import symbols
 
 
 @pytest.mark.parametrize("canonical", sorted(symbols.RUNTIME_SYMBOLS))
@@ -46,7 +46,7 @@ def test_rename_table_targets_are_tensorflow_names():
 def test_migrator_never_imports_tensorflow():
     code = (
         "import sys\n"
-        "from migrator.cli import main\n"
+        "from migrator.command.cli import main\n"
         "from migrator.migrate import migrate_code\n"
         "migrate_code('import tensorflow as tf\\nx = tf.estimator.Estimator(None)\\n')\n"
         "assert not [m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'runtime')], "

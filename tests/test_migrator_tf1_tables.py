@@ -10,8 +10,8 @@ from importlib import resources
 import pytest
 from tensorflow.tools.compatibility import all_renames_v2, tf_upgrade_v2
 
+from migrator.command.resolve_names import exists
 from migrator.migrate import migrate_code
-from migrator.resolve_names import exists
 
 SPEC = tf_upgrade_v2.TFAPIChangeSpec()
 TABLES = json.loads(resources.files("migrator.data").joinpath("tf1_api.json").read_text())

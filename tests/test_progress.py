@@ -5,8 +5,8 @@ import io
 
 from cli_runs import LEGACY, run
 
-import migrator.progress
-from migrator.progress import Progress
+import migrator.command.progress
+from migrator.command.progress import Progress
 
 
 class FakeClock:
@@ -69,8 +69,8 @@ def test_one_line_redrawn_on_a_terminal():
 
 
 def test_the_command_reports_progress_on_stderr(tmp_path, monkeypatch):
-    monkeypatch.setattr(migrator.progress, "QUIET_FOR", 0.0)
-    monkeypatch.setattr(migrator.progress, "LOG_EVERY", 0.0)
+    monkeypatch.setattr(migrator.command.progress, "QUIET_FOR", 0.0)
+    monkeypatch.setattr(migrator.command.progress, "LOG_EVERY", 0.0)
     for i in range(40):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY)
     result = run("--jobs", "1", tmp_path)

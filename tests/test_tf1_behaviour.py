@@ -1,5 +1,5 @@
 """What `disable_v2_behavior` switches, as docs/tf1_behaviour.md accounts for it,
-and how `migrate` decides a program was written for TF 1 (migrator/program.py)."""
+and how `migrate` decides a program was written for TF 1 (migrator/names/program.py)."""
 
 import ast
 import inspect
@@ -11,7 +11,7 @@ from cli_runs import run
 from tensorflow.python.compat import v2_compat
 
 from migrator.migrate import migrate_code
-from migrator.program import program_of, read_program
+from migrator.names.program import program_of, read_program
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "tf1_behaviour.md"
 

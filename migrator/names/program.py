@@ -10,7 +10,7 @@ written for TF 1 and run with TF 2's behaviour trains with other numbers, silent
 
 A *program* is the directory that holds a file's top-level package (the file's own
 directory for a script beside others). It was written for TF 1 when any of its
-files uses a name only TF 1 had (``migrator.dialect``), or a requirement file of it
+files uses a name only TF 1 had (``migrator.names.dialect``), or a requirement file of it
 or of a directory above it (up to the repository's root) pins TensorFlow 1.
 """
 
@@ -23,7 +23,7 @@ import re
 import threading
 from pathlib import Path
 
-from migrator import dialect
+from migrator.names import dialect
 
 _REQUIREMENT_FILES = (
     "requirements*.txt",
@@ -41,7 +41,7 @@ _SWITCH = re.compile(rb"^[^#\n]*\bdisable_v2_behavior\s*\(", re.MULTILINE)  # no
 # Ascend's adapter for TF 1 (its TF 2 adapter is npu_device)
 _NPU_BRIDGE = re.compile(rb"^\s*(?:from|import)\s+npu_bridge\b", re.MULTILINE)
 _REPOSITORY_MARKERS = (".git", ".hg")
-# What migrator.tf1_behaviour writes where it decided a program was written for TF 1
+# What migrator.rules.tf1_behaviour writes where it decided a program was written for TF 1
 # (`# migrate: a TF 1 program (why)`): later runs read the decision back.
 DECISION_MARK = "# migrate: a TF 1 program"
 DECISION = re.compile(re.escape(DECISION_MARK) + r" \((.*?)\)(?:$|:)", re.MULTILINE)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from migrator.files import FileResult
-from migrator.source import write_atomically
+from migrator.command.files import FileResult
+from migrator.source.text import write_atomically
 
 
 def check_out_directory(out: Path, roots: Sequence[Path], *, force: bool) -> None:

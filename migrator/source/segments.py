@@ -1,6 +1,6 @@
 """A module's top-level statements as ranges of lines ("segments"), and which of
 them a migration needs: the cheap first look (Python's C parser and regular
-expressions, no libcst) that lets ``migrator.chunked`` migrate a large file in parts.
+expressions, no libcst) that lets ``migrator.rules.chunked`` migrate a large file in parts.
 
 A segment owns the lines libcst gives its statement: the blank and comment lines
 above it, and, for a block statement, the indented comment lines after it (libcst's

@@ -9,10 +9,10 @@ import dataclasses
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from migrator.import_scopes import import_scopes
-from migrator.parsing import parse_with_libcst
-from migrator.positions import Locator, attribute_key
-from migrator.scopes import FullScopes, Scopes
+from migrator.names.import_scopes import import_scopes
+from migrator.names.scopes import FullScopes, Scopes
+from migrator.source.parsing import parse_with_libcst
+from migrator.source.positions import Locator, attribute_key
 
 CHECKED_ROOTS = frozenset(
     {"tensorflow", "runtime", "tf_keras", "npu_bridge", "tensorflow_estimator"}
@@ -27,7 +27,7 @@ class Reference:
 
 
 def references(code: str) -> list[Reference]:
-    """Raises ``migrator.parsing.UnparsableSource`` if ``code`` does not parse."""
+    """Raises ``migrator.source.parsing.UnparsableSource`` if ``code`` does not parse."""
     module = parse_with_libcst(code)
     locator = Locator(code)
     collector = _Collector(import_scopes(module, locator.tree) or FullScopes(module))

@@ -9,13 +9,13 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from migrator.diagnostics import Diagnostic
+from migrator.command.notebook import NotebookError, migrate_notebook
+from migrator.data.diagnostics import Diagnostic
 from migrator.migrate import TRIGGER_BYTES, migrate_code
-from migrator.notebook import NotebookError, migrate_notebook
-from migrator.parsing import UnparsableSource
-from migrator.program import program_of
-from migrator.references import Reference, references
-from migrator.source import decode
+from migrator.names.program import program_of
+from migrator.names.references import Reference, references
+from migrator.source.parsing import UnparsableSource
+from migrator.source.text import decode
 
 SUFFIXES = (".py", ".ipynb")
 SKIPPED_DIRECTORIES = {
@@ -190,7 +190,7 @@ def migrate_file(
 ) -> FileResult:
     """Migrates one file's contents (``data``, as read by :func:`read_candidate`);
     never writes, never raises: a failure is a diagnostic on the file. With
-    ``verify``, also lists the names the migrated file reaches (``migrator.verify``)."""
+    ``verify``, also lists the names the migrated file reaches (``migrator.command.verify``)."""
     result = FileResult(path, original=data)
     try:
         source = decode(data)

@@ -2,7 +2,7 @@
 through the imports, which names the module binds, how often an import is used.
 
 :class:`FullScopes` answers from libcst's scope analysis of the whole module; the
-cheaper :class:`migrator.import_scopes.ImportScopes` answers the same from the
+cheaper :class:`migrator.names.import_scopes.ImportScopes` answers the same from the
 module's imports alone, for the files whose imports make that exact.
 
 libcst's analysis runs here in two traversals instead of four:
@@ -28,12 +28,12 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from migrator.positions import dotted_name
-from migrator.symbols import public_name
+from migrator.data.symbols import public_name
+from migrator.source.positions import dotted_name
 
 
 class NeedsFullScopes(Exception):
-    """A question :class:`~migrator.import_scopes.ImportScopes` cannot answer as the
+    """A question :class:`~migrator.names.import_scopes.ImportScopes` cannot answer as the
     full analysis would: the migration of the module starts again with it."""
 
 

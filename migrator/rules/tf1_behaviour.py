@@ -2,7 +2,7 @@
 
 TF 1.x ran every program with what ``tf.compat.v1.disable_v2_behavior()`` switches
 on in TF 2 (docs/tf1_behaviour.md lists each switch). A program written for TF 1
-(``migrator.program``) gets that call in each of its entry points, after the
+(``migrator.names.program``) gets that call in each of its entry points, after the
 imports, so it trains with the numbers TF 1.15 gave; a program with no entry point
 (a library of model code) gets a warning in each file that builds an Estimator.
 """
@@ -13,9 +13,9 @@ import ast
 
 import libcst as cst
 
-from migrator.diagnostics import Diagnostic
-from migrator.module_edits import after_last_import
-from migrator.program import DECISION, DECISION_MARK, Program
+from migrator.data.diagnostics import Diagnostic
+from migrator.names.program import DECISION, DECISION_MARK, Program
+from migrator.rules.module_edits import after_last_import
 
 RULE = "MIG204"
 NO_ENTRY_POINT = "MIG109"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import re
 
-from migrator import symbols
+from migrator.data import symbols
 
 TF1, TF2, UNKNOWN = "tf1", "tf2", "unknown"
 

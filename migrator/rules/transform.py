@@ -12,8 +12,8 @@ Whatever cannot be converted is reported with a stable code and left exactly
 as it was.
 
 Only the names' resolution is prepared up front (from the imports alone where
-that is exact, ``migrator.import_scopes``; else libcst's scope analysis,
-``migrator.scopes``): qualified names are asked for the few nodes that need them,
+that is exact, ``migrator.names.import_scopes``; else libcst's scope analysis,
+``migrator.names.scopes``): qualified names are asked for the few nodes that need them,
 positions are resolved only when a diagnostic is reported, and imports are added
 in the same pass. (The generic libcst helpers, QualifiedNameProvider +
 AddImportsVisitor, cost about 3x more per file.)
@@ -27,28 +27,29 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from migrator import dialect, symbols
-from migrator.diagnostics import Diagnostic
-from migrator.import_scopes import import_scopes
-from migrator.module_edits import (
+from migrator.data import symbols
+from migrator.data.diagnostics import Diagnostic
+from migrator.names import dialect
+from migrator.names.import_scopes import import_scopes
+from migrator.names.scopes import FullScopes, NeedsFullScopes, Scopes
+from migrator.rules.module_edits import (
     ModuleEdits,
     NeededImport,
     bound_name,
     dotted,
     removable_import_binding,
 )
-from migrator.positions import Locator, attribute_key, dotted_name
-from migrator.scopes import FullScopes, NeedsFullScopes, Scopes
+from migrator.source.positions import Locator, attribute_key, dotted_name
 
 
 @dataclasses.dataclass(frozen=True)
 class Part:
     """Which part of a module a pass migrates (a whole module unless
-    ``migrator.chunked`` splits a large file): the order key of each module-level
+    ``migrator.rules.chunked`` splits a large file): the order key of each module-level
     statement, and whether this pass applies the module-level edits (with those of
     the earlier passes). Added imports go before the first statement whose comment
     is ``imports_before``, if one is given (a notebook's first Python cell). The
-    ``dialect`` is ``migrator.dialect``'s reading of the whole file."""
+    ``dialect`` is ``migrator.names.dialect``'s reading of the whole file."""
 
     statement_keys: Sequence[int] | None = None
     finishes: bool = True
@@ -843,7 +844,7 @@ def migrate_module(
     and ``edits``); ``module`` itself is left as it was.
 
     Names resolve through the module's imports alone where that is exact
-    (``migrator.import_scopes``), else through libcst's full scope analysis.
+    (``migrator.names.import_scopes``), else through libcst's full scope analysis.
     """
     scopes = import_scopes(module, locator.tree)
     if scopes is not None:

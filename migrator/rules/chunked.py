@@ -3,7 +3,7 @@ statements that cannot change.
 
 libcst holds about 700 bytes per byte of source (a 2 MB file: 1.4 GB) and its
 time grows faster than the file. A large file is therefore split into its
-top-level statements (``migrator.segments``); those that mention nothing the
+top-level statements (``migrator.source.segments``); those that mention nothing the
 migration acts on are kept as they are, the others are migrated in parts of about
 ``PART_LINES`` lines. Every part also holds the shared statements: those up to the
 last top-level import (where added imports go) and every module-level import (so
@@ -21,13 +21,13 @@ import re
 
 import libcst as cst
 
-from migrator import symbols
-from migrator.diagnostics import Diagnostic
-from migrator.module_edits import ModuleEdits
-from migrator.parsing import UnparsableSource, parse_with_libcst
-from migrator.positions import Locator, physical_lines
-from migrator.segments import Segment, has_wildcard_import, split
-from migrator.transform import Part, migrate_module
+from migrator.data import symbols
+from migrator.data.diagnostics import Diagnostic
+from migrator.rules.module_edits import ModuleEdits
+from migrator.rules.transform import Part, migrate_module
+from migrator.source.parsing import UnparsableSource, parse_with_libcst
+from migrator.source.positions import Locator, physical_lines
+from migrator.source.segments import Segment, has_wildcard_import, split
 
 LARGE_FILE_LINES = 4000  # files above this are migrated in parts
 PART_LINES = 2000

@@ -18,12 +18,12 @@ from pathlib import Path
 import jinja2
 
 from migrator import __version__
-from migrator.diagnostics import CODES
-from migrator.files import FileResult
+from migrator.command.files import FileResult
+from migrator.data.diagnostics import CODES
 
 # templates/ in a checkout (editable install), or the copy a wheel installs.
 TEMPLATE_DIRECTORIES = [
-    Path(__file__).resolve().parents[1] / "templates",
+    Path(__file__).resolve().parents[2] / "templates",
     Path(sys.prefix) / "share" / "estimator-revival" / "templates",
 ]
 FORMATS = {".json": None, ".md": "report.md.j2", ".html": "report.html.j2"}

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import migrator
-from migrator.files import FileResult
-from migrator.program import program_of
+from migrator.command.files import FileResult
+from migrator.names.program import program_of
 
 _PACKAGE = Path(migrator.__file__).resolve().parent
 

@@ -1,7 +1,7 @@
 """Which dotted names exist in the installed packages: run by ``migrate --verify``
 in a process of its own (the migrator itself never imports TensorFlow).
 
-    python -m migrator.resolve_names < names.json > answers.json
+    python -m migrator.command.resolve_names < names.json > answers.json
 
 Reads a JSON list of names, writes ``{"versions": {...}, "missing": [...]}``. A name
 exists if importing its top-level package and looking its other parts up

@@ -1,5 +1,5 @@
 """Jupyter notebooks: the Python in code cells is migrated; outputs, metadata, IPython
-syntax (``migrator.ipython_syntax``) and cells of other languages (``%%bash``,
+syntax (``migrator.source.ipython_syntax``) and cells of other languages (``%%bash``,
 ``%%writefile``...) are left exactly as they were.
 
 A notebook is one namespace: a cell uses the imports of the cells above it. The
@@ -16,11 +16,11 @@ import dataclasses
 import json
 import re
 
-from migrator.diagnostics import Diagnostic
-from migrator.ipython_syntax import PYTHON_CELL_MAGICS, cell_magic, magic_lines
+from migrator.data.diagnostics import Diagnostic
 from migrator.migrate import migrate_code
-from migrator.parsing import UnparsableSource
-from migrator.positions import physical_lines
+from migrator.source.ipython_syntax import PYTHON_CELL_MAGICS, cell_magic, magic_lines
+from migrator.source.parsing import UnparsableSource
+from migrator.source.positions import physical_lines
 
 # A statement, not a comment: comments travel with the statement they precede, and
 # a statement the migration removes would take them along.

@@ -4,7 +4,7 @@ installed; each one that does not exist, and that migrate did not already report
 is an error (MIG105).
 
 The lookup runs once per run, for all files' distinct names, in a process of its own
-(``migrator.resolve_names``): the migrator itself never imports TensorFlow. Answers
+(``migrator.command.resolve_names``): the migrator itself never imports TensorFlow. Answers
 are cached per name in the user's cache directory, keyed by this interpreter and
 the versions of TensorFlow, tf-keras and the runtime's sources, so a run whose names
 are all known starts no process at all.
@@ -23,9 +23,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from migrator.diagnostics import Diagnostic
-from migrator.files import FileResult
-from migrator.source import write_atomically
+from migrator.command.files import FileResult
+from migrator.data.diagnostics import Diagnostic
+from migrator.source.text import write_atomically
 
 NO_TENSORFLOW = 3  # resolve_names' exit code when TensorFlow cannot be imported
 
@@ -59,7 +59,7 @@ def look_up(names: set[str]) -> Verification:
 
 def _look_up_now(names: set[str]) -> Verification:
     done = subprocess.run(
-        [sys.executable, "-m", "migrator.resolve_names"],
+        [sys.executable, "-m", "migrator.command.resolve_names"],
         input=json.dumps(sorted(names)),
         capture_output=True,
         text=True,

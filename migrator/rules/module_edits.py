@@ -3,7 +3,7 @@ removes once none of their uses is left.
 
 The transformer collects them while it rewrites the module's statements and applies
 them when it leaves the module. A large file migrated in parts
-(``migrator.chunked``) merges every part's edits before the last part applies them,
+(``migrator.rules.chunked``) merges every part's edits before the last part applies them,
 so the result is the one a single pass gives.
 """
 

@@ -12,7 +12,7 @@ from the module-level statements, without walking expressions.
 Which files qualify is read from Python's ``ast`` (one ``ast.walk``, in C-built
 nodes). A question that still depends on more than the imports (is a name bound
 elsewhere, how often a name is used when string annotations may use it too)
-raises :class:`~migrator.scopes.NeedsFullScopes`. ``tests/test_migrator_scopes.py``
+raises :class:`~migrator.names.scopes.NeedsFullScopes`. ``tests/test_migrator_scopes.py``
 holds the answers to the full analysis', node for node.
 """
 
@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import GlobalScope, Scope
 
-from migrator.scopes import NeedsFullScopes, Scopes
+from migrator.names.scopes import NeedsFullScopes, Scopes
 
 
 class ImportScopes(Scopes):
