@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -21,6 +22,8 @@ sys.path.insert(0, str(HERE.parent))  # the repository root, for the `bench` pac
 from bench.migrator.large_file import measure as measure_large_file  # noqa: E402
 from bench.migrator.run import measure as measure_migrator  # noqa: E402
 from bench.migrator.run import synthetic  # noqa: E402
+from bench.runtime.projects import PROJECTS  # noqa: E402
+from bench.runtime.projects import measure as measure_project  # noqa: E402
 from bench.runtime.run import rows as measure_runtime  # noqa: E402
 
 
@@ -55,6 +58,18 @@ def table(files: int, repeat: int) -> list[tuple[str, str, str, str]]:
                 f"{row['runtime steps/s']:.1f} steps/s",
                 f"tf.estimator {row['legacy steps/s']:.1f} steps/s",
                 f"{row['ratio']:.2f}x",
+            )
+        )
+    for name in PROJECTS:
+        with tempfile.TemporaryDirectory() as workdir:
+            best = measure_project(name, repeat, Path(workdir))
+        (legacy_wall, _), (runtime_wall, _) = best["legacy"], best["runtime"]
+        rows.append(
+            (
+                f"runtime: project {name}, whole process",
+                f"{runtime_wall:.2f} s",
+                f"tf.estimator {legacy_wall:.2f} s",
+                f"{legacy_wall / runtime_wall:.2f}x faster",
             )
         )
     return rows

@@ -18,6 +18,8 @@ if os.environ.setdefault("TF_USE_LEGACY_KERAS", "1") != "1":
 
 __version__ = "0.1.0"
 
+from runtime.tf1.graph_code import leave_runtime_code_unconverted  # noqa: E402
 from runtime.tf1.tf_slim_support import restore_names_tf_slim_reads  # noqa: E402
 
 restore_names_tf_slim_reads()
+leave_runtime_code_unconverted()
