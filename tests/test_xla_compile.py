@@ -1,4 +1,4 @@
-"""The XLA-compile check (runtime/distribute/xla_check.py) over every equivalence fixture
+"""The XLA-compile check (runtime/engine/xla_check.py) over every equivalence fixture
 program: the device part of each train, eval and predict step compiles with
 ``jit_compile=True`` on the CPU, with a real element's static shapes, the way a
 TPU compiles it; a TPUEstimator's host calls stay outside the compiled step.

@@ -12,7 +12,7 @@ import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
 from runtime.calls.mode_keys import ModeKeys
-from runtime.engine.type_checks import instances_of
+from runtime.calls.type_checks import instances_of
 
 LOSS_METRIC_KEY = "loss"
 

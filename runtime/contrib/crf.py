@@ -126,8 +126,9 @@ def crf_binary_score(tag_indices, sequence_lengths, transition_params):
     return tf.reduce_sum(binary_scores * truncated_masks, 1)
 
 
-class CrfForwardRnnCell(_RNNCell):
-    """One step of the forward algorithm: the alphas are the state and the output."""
+class _TransitionsCell(_RNNCell):
+    """A step over the tags with the transition scores: a score per tag as state
+    and output."""
 
     def __init__(self, transition_params):
         self._transition_params = tf.expand_dims(transition_params, 0)
@@ -140,6 +141,10 @@ class CrfForwardRnnCell(_RNNCell):
     @property
     def output_size(self):
         return self._num_tags
+
+
+class CrfForwardRnnCell(_TransitionsCell):
+    """One step of the forward algorithm: the alphas are the state and the output."""
 
     def __call__(self, inputs, state, scope=None):
         state = tf.expand_dims(state, 2)
@@ -165,20 +170,8 @@ def viterbi_decode(score, transition_params):
     return viterbi, np.max(trellis[-1])
 
 
-class CrfDecodeForwardRnnCell(_RNNCell):
+class CrfDecodeForwardRnnCell(_TransitionsCell):
     """One step of Viterbi's forward pass: backpointers out, best scores as state."""
-
-    def __init__(self, transition_params):
-        self._transition_params = tf.expand_dims(transition_params, 0)
-        self._num_tags = tf.compat.v1.dimension_value(transition_params.shape[0])
-
-    @property
-    def state_size(self):
-        return self._num_tags
-
-    @property
-    def output_size(self):
-        return self._num_tags
 
     def __call__(self, inputs, state, scope=None):
         state = tf.expand_dims(state, 2)

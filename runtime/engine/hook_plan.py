@@ -8,9 +8,9 @@ import logging
 
 import tensorflow as tf
 
+from runtime.calls.type_checks import instances_of
 from runtime.engine.cadence import Cadence
 from runtime.engine.hooks import InGraphHook, variables_as_graph_elements
-from runtime.engine.type_checks import instances_of
 
 log = logging.getLogger("tensorflow")
 

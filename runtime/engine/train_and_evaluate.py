@@ -16,10 +16,10 @@ import time
 
 import tensorflow as tf
 
+from runtime.calls.type_checks import instances_of
 from runtime.distribute import parameter_servers
 from runtime.engine.estimator import Estimator
 from runtime.engine.run_config import TaskType
-from runtime.engine.type_checks import instances_of
 from runtime.saving.exporters import Exporter
 
 log = logging.getLogger("tensorflow")

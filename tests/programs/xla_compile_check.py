@@ -1,5 +1,5 @@
 """Compiles the train, eval and predict steps of equivalence fixture programs
-with XLA (runtime.distribute.xla_check) and writes ``{fixture: {mode: verdict}}`` as JSON:
+with XLA (runtime.engine.xla_check) and writes ``{fixture: {mode: verdict}}`` as JSON:
 ``"compiled"``, or ``"rejected: <op>, ..."`` naming the ops XLA could not
 compile."""
 
@@ -13,7 +13,7 @@ import tempfile
 import tensorflow as tf
 
 from runtime.calls.mode_keys import ModeKeys
-from runtime.distribute import xla_check
+from runtime.engine import xla_check
 
 INPUT_FNS = {
     ModeKeys.TRAIN: "train_input_fn",
