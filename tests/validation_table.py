@@ -258,6 +258,12 @@ def tf_config_rows():
     return {name: parse(value) for name, value in TF_CONFIGS.items()}
 
 
+def pd_frame(columns):
+    import pandas as pd
+
+    return pd.DataFrame(columns)
+
+
 def input_rows():
     # tf.estimator.inputs only ever existed in the v1 API.
     inputs = estimator.inputs if sys.argv[1] == "runtime" else tf.compat.v1.estimator.inputs
@@ -279,12 +285,37 @@ def input_rows():
                 sizes.append(len(session.run(features)["a"]))
         return sizes
 
+    def pandas_first_batch(**kwargs):
+        """The first (features, labels) batch, as lists, of a three-row frame."""
+        input_fn = inputs.pandas_input_fn(
+            pd_frame({"a": [1.0, 2.0, 3.0]}), batch_size=2, shuffle=False, **kwargs
+        )
+        batch = input_fn()
+        if isinstance(batch, tf.data.Dataset):
+            batch = tf.compat.v1.data.make_one_shot_iterator(batch).get_next()
+        with tf.compat.v1.train.MonitoredSession() as session:
+            features, labels = session.run(batch)
+        as_lists = lambda d: {k: v.tolist() for k, v in d.items()}  # noqa: E731
+        return [as_lists(features), as_lists(labels) if isinstance(labels, dict) else labels.tolist()]
+
     return {
         "pandas_input_fn queue_capacity None shuffled": lambda: pandas_batch_sizes(
             shuffle=True, queue_capacity=None
         ),
         "pandas_input_fn queue_capacity None in order": lambda: pandas_batch_sizes(
             shuffle=False, queue_capacity=None
+        ),
+        "pandas_input_fn y DataFrame": lambda: pandas_first_batch(
+            y=pd_frame({"a": [7.0, 8.0, 9.0], "b": [0, 1, 0]})
+        ),
+        "pandas_input_fn y DataFrame column named as in x": lambda: pandas_first_batch(
+            y=pd_frame({"a": [7.0, 8.0, 9.0]})
+        ),
+        "pandas_input_fn y Series": lambda: pandas_first_batch(
+            y=pd_frame({"t": [7.0, 8.0, 9.0]})["t"]
+        ),
+        "pandas_input_fn target_column a list": lambda: pandas_first_batch(
+            y=pd_frame({"t": [7.0, 8.0, 9.0]})["t"], target_column=["t"]
         ),
         "numpy_input_fn without shuffle": lambda: numpy_input_fn(x) and None,
         "numpy_input_fn shuffle not bool": lambda: numpy_input_fn(x, shuffle=1) and None,
@@ -507,6 +538,22 @@ def input_value_rows():
     }
 
 
+class OverridesPredict(estimator.Estimator):
+    def predict(self, input_fn, **kwargs):
+        return []
+
+
+class OverridesModelFn(estimator.Estimator):
+    @property
+    def model_fn(self):
+        return lambda features, labels, mode, config: "own model_fn"
+
+
+class OverridesTheCheck(OverridesPredict):
+    def _assert_members_are_not_overridden(self):
+        pass
+
+
 def estimator_rows():
     def fresh():
         return estimator.Estimator(
@@ -530,6 +577,13 @@ def estimator_rows():
             ones_input_fn, steps=1, hooks=[object()]
         ),
         "predict hook of wrong type": lambda: next(fresh().predict(ones_input_fn, hooks=[1])),
+        "subclass overriding predict": lambda: OverridesPredict(counting_model_fn) and None,
+        "subclass overriding model_fn": lambda: OverridesModelFn(counting_model_fn).model_fn(
+            None, None, None, None
+        ),
+        "subclass overriding the check itself": lambda: (
+            OverridesTheCheck(counting_model_fn, params={"tpu": False}).params
+        ),
         "train fractional steps": lambda: trained_to(steps=2.3),
         "train fractional max_steps": lambda: trained_to(max_steps=3.5),
         "evaluate fractional steps": lambda: evaluated(2.5),
@@ -610,6 +664,32 @@ def tpu_rows():
         "TPUConfig num_shards 0": lambda: tpu.TPUConfig(num_shards=0) and None,
         "TPUConfig num_shards not int": lambda: tpu.TPUConfig(num_shards=2.0) and None,
         "TPUConfig num_shards 8": lambda: tpu.TPUConfig(num_shards=8).num_shards,
+        "TPUConfig iterations_per_loop 0": lambda: tpu.TPUConfig(iterations_per_loop=0) and None,
+        "TPUConfig iterations_per_loop 0s": lambda: (
+            tpu.TPUConfig(iterations_per_loop="0s") and None
+        ),
+        "TPUConfig iterations_per_loop 2.5": lambda: (
+            tpu.TPUConfig(iterations_per_loop=2.5) and None
+        ),
+        "TPUConfig iterations_per_loop 5m": lambda: tpu.TPUConfig(iterations_per_loop="5m")[0],
+        "TPUConfig input_partition_dims without PER_HOST_V2": lambda: (
+            tpu.TPUConfig(num_cores_per_replica=2, input_partition_dims=[[1, 2]]) and None
+        ),
+        "TPUConfig input_partition_dims without cores": lambda: (
+            tpu.TPUConfig(
+                per_host_input_for_training=tpu.InputPipelineConfig.PER_HOST_V2,
+                input_partition_dims=[[1, 2]],
+            )
+            and None
+        ),
+        "TPUConfig input_partition_dims of three": lambda: (
+            tpu.TPUConfig(
+                per_host_input_for_training=tpu.InputPipelineConfig.PER_HOST_V2,
+                num_cores_per_replica=2,
+                input_partition_dims=[[1], [2], [3]],
+            )
+            and None
+        ),
         "TPUConfig infeed sleep negative": lambda: (
             tpu.TPUConfig(initial_infeed_sleep_secs=-1) and None
         ),

@@ -47,6 +47,9 @@ from runtime.tf1.variable_store import VariableStore
 
 log = logging.getLogger("tensorflow")
 
+# What the Estimator let a subclass override.
+_OVERRIDABLE = frozenset({"model_fn", "latest_checkpoint"})
+
 
 class Estimator:
     """Runs a TF1 ``model_fn`` (``tf.estimator.Estimator``) with tf.function + tf.distribute."""
@@ -56,6 +59,8 @@ class Estimator:
     runs_host_calls_on_host = False
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
+        # The Estimator's escape hatch: a subclass may override this check itself.
+        self.__class__._assert_members_are_not_overridden(self)
         if config is None:
             config = RunConfig()
         elif not isinstance(config, RunConfig):
@@ -89,6 +94,27 @@ class Estimator:
         self._call_cache = CallCache()
         self._summary_writer = None  # (directory, writer) of the last training call
         self._graph_files: GraphFiles | None = None  # of the last training graph
+
+    def _assert_members_are_not_overridden(self) -> None:
+        """Rejects a subclass that overrides the Estimator's API, as the Estimator did
+        (TPUEstimator excepted). Only public members are checked: the runtime's private
+        ones are not the Estimator's."""
+        subclass = type(self)
+        if subclass.__name__ == "TPUEstimator":
+            return
+        overridden = [
+            name
+            for name in vars(subclass)
+            if not name.startswith("_")
+            and name not in _OVERRIDABLE
+            and hasattr(Estimator, name)
+            and getattr(Estimator, name) != getattr(subclass, name)
+        ]
+        if overridden:
+            raise ValueError(
+                "Subclasses of Estimator cannot override members of Estimator. "
+                f"{subclass} does override {overridden}"
+            )
 
     def _replications_for(self, config: RunConfig) -> dict[str, Replication]:
         """How each mode runs: ``train_distribute`` (or TF_CONFIG) for training,

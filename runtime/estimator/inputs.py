@@ -54,6 +54,8 @@ def pandas_input_fn(
 ):
     """Returns an input_fn feeding a pandas DataFrame (``tf.estimator.inputs.pandas_input_fn``)."""
     _check_shuffle(shuffle)
+    if not isinstance(target_column, str):
+        raise TypeError("target_column must be a string type")
     if y is not None:
         if target_column in x:
             raise ValueError(
@@ -65,7 +67,7 @@ def pandas_input_fn(
                 f"Index for x and y are mismatched.\nIndex for x: {x.index}\nIndex for y: {y.index}\n"
             )
     features = {name: x[name].values for name in x.columns}
-    targets = None if y is None else np.asarray(y.values)
+    targets = _frame_targets(y)
     if queue_capacity is None:
         # pandas_input_fn's documented default: the whole frame, four times when shuffled.
         queue_capacity = 4 * len(x) if shuffle else len(x)
@@ -81,6 +83,19 @@ def pandas_input_fn(
         )
 
     return input_fn
+
+
+def _frame_targets(y):
+    """A Series as one array; a DataFrame as ``{column: array}``, as the Estimator's labels.
+
+    The Estimator appended y's columns to x under fresh names, so a y column may
+    share its name with an x column: features keep x's, labels y's.
+    """
+    if y is None:
+        return None
+    if hasattr(y, "columns"):
+        return {column: y[column].values for column in y.columns}
+    return np.asarray(y.values)
 
 
 def _check_shuffle(shuffle) -> None:

@@ -27,7 +27,7 @@ class InputPipelineConfig:
     SLICED = 5
 
 
-_ITERATIONS = re.compile(r"^(\d+)([smh])$")
+_ITERATIONS = re.compile(r"^([1-9]\d*)([smh]?)$")
 _VALID_CORES_PER_REPLICA = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
@@ -68,6 +68,10 @@ class TPUConfig(
         parse_iterations_per_loop(iterations_per_loop)
         if num_shards is not None:
             check_positive_integer(num_shards, "TPUConfig num_shards")
+        if input_partition_dims is not None:
+            _check_input_partition_dims(
+                input_partition_dims, per_host_input_for_training, num_cores_per_replica
+            )
         if (
             num_cores_per_replica is not None
             and num_cores_per_replica not in _VALID_CORES_PER_REPLICA
@@ -90,14 +94,6 @@ class TPUConfig(
         if initial_infeed_sleep_secs:
             check_positive_integer(initial_infeed_sleep_secs, "TPUConfig initial_infeed_sleep_secs")
         tpu_job_name = tpu_job_name or _tpu_job_name_from_tf_config()
-        if input_partition_dims is not None and (
-            per_host_input_for_training is not InputPipelineConfig.PER_HOST_V2
-            or num_cores_per_replica is None
-        ):
-            raise ValueError(
-                "input_partition_dims requires setting per_host_input_for_training to "
-                "PER_HOST_V2 and num_cores_per_replica."
-            )
         return super().__new__(
             cls,
             iterations_per_loop,
@@ -112,6 +108,15 @@ class TPUConfig(
             experimental_allow_per_host_v2_parallel_get_next,
             experimental_feed_hook,
         )
+
+
+def _check_input_partition_dims(dims, per_host_input_for_training, num_cores_per_replica):
+    if len(dims) not in (1, 2):
+        raise ValueError("input_partition_dims must be a list/tuple with one or two elements.")
+    if per_host_input_for_training is not InputPipelineConfig.PER_HOST_V2:
+        raise ValueError("input_partition_dims is only supported in PER_HOST_V2 mode.")
+    if num_cores_per_replica is None:
+        raise ValueError("input_partition_dims requires setting num_cores_per_replica.")
 
 
 def check_positive_integer(value, name: str) -> None:
@@ -133,18 +138,18 @@ def _tpu_job_name_from_tf_config() -> str | None:
 
 def parse_iterations_per_loop(value) -> tuple[int, str]:
     """``(count, "count")`` or ``(seconds, "seconds")`` from ``100`` or ``"30s"``/``"5m"``/``"1h"``."""
-    if isinstance(value, int):
-        if value <= 0:
-            raise ValueError(f"iterations_per_loop must be positive; got {value}")
-        return value, "count"
     match = _ITERATIONS.match(str(value))
-    if not match or int(match.group(1)) <= 0:
+    if match is None:
         raise ValueError(
-            "Invalid TPUConfig `iterations_per_loop` value: "
-            f"{value!r}; use a positive integer or a string like '300s', '5m' or '1h'."
+            "Invalid TPUConfig `iterations_per_loop` value. Value must be positive integer "
+            "value or time-based value `<N><s|m|h>` where <N> is anypositive integer and "
+            "`s`, `m`, `h` are unit of time in seconds, minutes, hours respectively. "
+            "Examples of valid values: `3600s`, `60m`, `1h`."
         )
-    seconds = int(match.group(1)) * {"s": 1, "m": 60, "h": 3600}[match.group(2)]
-    return seconds, "seconds"
+    count, unit = int(match.group(1)), match.group(2)
+    if not unit:
+        return count, "count"
+    return count * {"s": 1, "m": 60, "h": 3600}[unit], "seconds"
 
 
 class RunConfig(_RunConfig):

@@ -173,8 +173,13 @@ class TPUEstimator(Estimator):
         )
 
     # ------------------------------------------------------------ public API
+    def _steps_checked_as_on_tpu(self, mode: str) -> bool:
+        """Whether TPUEstimator checked ``steps`` as for a TPU: it did with use_tpu
+        (evaluation only with eval_on_tpu), whatever device then ran the steps."""
+        return self.use_tpu and (mode != ModeKeys.EVAL or self._eval_on_tpu)
+
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        if self._on_replicas(ModeKeys.TRAIN):
+        if self._steps_checked_as_on_tpu(ModeKeys.TRAIN):
             if steps is None and max_steps is None:
                 raise ValueError(
                     "For TPU training, one of `steps` or `max_steps` must be set. "
@@ -187,7 +192,7 @@ class TPUEstimator(Estimator):
         return super().train(input_fn, hooks, steps, max_steps, saving_listeners)
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
-        if self._on_replicas(ModeKeys.EVAL):
+        if self._steps_checked_as_on_tpu(ModeKeys.EVAL):
             if steps is None:
                 raise ValueError("Evaluate `steps` must be set on TPU. Cannot be `None`.")
             check_positive_integer(steps, "Eval steps")
