@@ -98,3 +98,26 @@ def test_evaluating_without_the_named_files_initializes_as_the_estimator_did(tra
     values = _estimator(trained).evaluate(input_fn, steps=1)
     assert values["global_step"] == 0
     assert np.isfinite(values["loss"])
+
+
+def test_a_model_fn_of_other_shapes_stops_with_the_savers_error(trained):
+    """model_fn changed under a model_dir (w now [1, 2]): TF 1's Saver.restore raised
+    InvalidArgumentError "Restoring from checkpoint failed ... Assign requires shapes
+    of both tensors to match" (TF 2.15's resource variables failed at the first
+    update, with the same class); the checkpoint stays as it was."""
+
+    def wider_model_fn(features, labels, mode):
+        weight = tf.compat.v1.get_variable("w", [1, 2])
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, weight) - labels))
+        step = tf.compat.v1.train.get_global_step()
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    before = _snapshot(trained)
+    wider = estimator.Estimator(wider_model_fn, model_dir=str(trained))
+    with pytest.raises(
+        tf.errors.InvalidArgumentError,
+        match=r"Restoring from checkpoint failed(.|\n)*lhs shape= \[1, 2\] rhs shape= \[1, 1\]",
+    ):
+        wider.train(input_fn, steps=1)
+    assert _snapshot(trained) == before

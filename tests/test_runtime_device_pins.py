@@ -22,6 +22,8 @@ def _model_fn(pinned: bool):
         with tf.device(MISSING_GPU) if pinned else contextlib.nullcontext():
             weights = tf.compat.v1.get_variable("w", [3, 1])
             prediction = tf.matmul(features, weights)
+        if mode == estimator.ModeKeys.PREDICT:
+            return estimator.EstimatorSpec(mode, predictions={"y": prediction})
         loss = tf.reduce_mean(tf.square(prediction - labels))
         optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.05)
         train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
@@ -52,3 +54,18 @@ def _initial(tmp_path):
     est = estimator.Estimator(_model_fn(False), model_dir=str(tmp_path / "init"), config=config)
     est.train(lambda: tf.data.Dataset.from_tensor_slices((X, Y)).batch(4).take(0), steps=1)
     return est.get_variable_value("w")
+
+
+def test_a_model_pinned_to_a_missing_gpu_exports_with_its_trained_weights(tmp_path):
+    """The export's restoring session has the Estimator's default session config
+    (soft placement) too; before, restoring the pinned variable failed."""
+    trained = _trained_weights(tmp_path / "pinned", pinned=True)
+    est = estimator.Estimator(_model_fn(True), model_dir=str(tmp_path / "pinned"))
+
+    def receiver():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3], name="x")
+        return estimator.export.TensorServingInputReceiver(x, {"x": x})
+
+    export_dir = est.export_saved_model(str(tmp_path / "export"), receiver).decode()
+    served = tf.saved_model.load(export_dir).signatures["serving_default"]
+    np.testing.assert_array_equal(served(x=tf.constant(X[:2]))["y"].numpy(), X[:2] @ trained)

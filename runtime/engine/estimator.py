@@ -609,7 +609,7 @@ class Estimator:
             checkpoint_path=checkpoint_path,
             call_model_fn=self._export_caller(),
             random_seed=self._config.tf_random_seed,
-            session_config=self._config.session_config,
+            session_config=session_config.session_config_or_default(self._config.session_config),
             **options,
         )
 

@@ -11,8 +11,22 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 from tensorflow.python.eager import context
+
+
+def session_config_or_default(session_config=None) -> tf.compat.v1.ConfigProto:
+    """``RunConfig.session_config``, or the Estimator's default when None: soft
+    placement (an op pinned to a device the machine lacks runs where it can) and
+    one pass of Grappler."""
+    if session_config is not None:
+        return session_config
+    config = tf.compat.v1.ConfigProto(allow_soft_placement=True)
+    config.graph_options.rewrite_options.meta_optimizer_iterations = (
+        rewriter_config_pb2.RewriterConfig.ONE
+    )
+    return config
 
 
 @contextlib.contextmanager
@@ -23,12 +37,7 @@ def estimator_graph_options(session_config=None) -> Iterator[None]:
     previous = eager.function_call_options
     config = eager.config
     config.allow_soft_placement = True
-    if session_config is not None:
-        config.graph_options.CopyFrom(session_config.graph_options)
-    else:
-        config.graph_options.rewrite_options.meta_optimizer_iterations = (
-            rewriter_config_pb2.RewriterConfig.ONE
-        )
+    config.graph_options.CopyFrom(session_config_or_default(session_config).graph_options)
     eager.function_call_options = context.FunctionCallOptions(
         executor_type=previous.executor_type, config_proto=config
     )

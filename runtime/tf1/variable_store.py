@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 
+import numpy as np
 import tensorflow as tf
 from tensorflow.python.ops import lookup_ops, resource_variable_ops
 from tensorflow.python.training.saving import saveable_object, saveable_object_util
@@ -164,7 +165,20 @@ class VariableStore:
 
     def restore(self, values: dict) -> None:
         for name, value in values.items():
-            assign_in_own_scope(self._variables[name], value)
+            variable = self._variables[name]
+            if self._records[name].validate_shape and variable.shape != np.shape(value):
+                raise tf.errors.InvalidArgumentError(
+                    None,
+                    None,
+                    # TF 1's Saver.restore, on a variable of another shape
+                    "Restoring from checkpoint failed. This is most likely due to a mismatch "
+                    "between the current graph and the graph from the checkpoint. Please "
+                    "ensure that you have not altered the graph expected based on the "
+                    "checkpoint. Original error:\n\nAssign requires shapes of both tensors "
+                    f"to match. lhs shape= {variable.shape.as_list()} rhs shape= "
+                    f"{list(np.shape(value))} (variable {name})",
+                )
+            assign_in_own_scope(variable, value)
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
