@@ -104,7 +104,7 @@ def main(
     if out is not None:
         writing.check_out_directory(out, paths, force=force)
     if report_path is not None:
-        writing.check_report_path(report_path)
+        writing.check_report_path(report_path, out=out)
 
     if verify and not tensorflow_installed():
         raise click.UsageError(f"--verify: TensorFlow is not installed for {sys.executable}")

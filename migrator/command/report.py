@@ -20,6 +20,7 @@ import jinja2
 from migrator import __version__
 from migrator.command.files import FileResult
 from migrator.data.diagnostics import CODES
+from migrator.source.text import write_atomically
 
 # templates/ in a checkout (editable install), or the copy a wheel installs.
 TEMPLATE_DIRECTORIES = [
@@ -151,4 +152,5 @@ def write(path: Path, results: list[FileResult], *, files_scanned: int) -> None:
             keep_trailing_newline=True,
         )
         text = environment.get_template(FORMATS[path.suffix]).render(report=data)
-    path.write_text(text, encoding="utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)  # within --out, made after the tree
+    write_atomically(path, text.encode("utf-8"))

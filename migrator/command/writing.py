@@ -45,10 +45,15 @@ def check_out_directory(out: Path, roots: Sequence[Path], *, force: bool) -> Non
     _check_writable(_nearest_existing(target), "--out")
 
 
-def check_report_path(path: Path) -> None:
+def check_report_path(path: Path, *, out: Path | None) -> None:
+    """The report's directory must exist, or be one ``--out`` creates: the report
+    is written after the migrated tree."""
     if path.is_dir():
         raise click.BadParameter(f"{path} is a directory", param_hint="--report")
     parent = Path(os.path.realpath(path.parent))
+    if out is not None and parent.is_relative_to(os.path.realpath(out)):
+        _check_writable(_nearest_existing(parent), "--report")
+        return
     if not parent.is_dir():
         raise click.BadParameter(
             f"the directory {path.parent} does not exist; create it first", param_hint="--report"

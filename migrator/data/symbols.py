@@ -146,7 +146,7 @@ _CONTRIB_ESTIMATOR = (
     "logistic_regression_head",
 )
 
-# Everything the runtime exports, by canonical name. tests/test_migrator_symbols.py
+# Everything the runtime exports, by canonical name. tests/migrator/test_migrator_symbols.py
 # checks each one really exists in `runtime`.
 RUNTIME_SYMBOLS = frozenset(
     {
@@ -225,6 +225,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.tpu.TPUConfig",
         "estimator.tpu.TPUEstimator",
         "estimator.tpu.TPUEstimatorSpec",
+        "estimator.tpu.get_tpu_context",
         "estimator.inputs.numpy_input_fn",
         "estimator.inputs.pandas_input_fn",
         "npu",
@@ -544,7 +545,7 @@ _REPLICATE_INSTEAD = (
     "RunConfig(train_distribute=tf.distribute.MirroredStrategy(devices)): the runtime "
     "calls model_fn in every replica and averages the gradients across them"
 )
-# tests/test_boosted_trees_gap.py checks the first claim on both TensorFlows.
+# tests/runtime/test_boosted_trees_gap.py checks the first claim on both TensorFlows.
 _BOOSTED_TREES_INSTEAD = (
     "TensorFlow 2.16+ cannot run the boosted-trees estimators: its BoostedTrees* ops "
     "have no kernels, as in TF 2.15, and tensorflow-estimator dropped the estimators "

@@ -12,7 +12,7 @@ from the module-level statements, without walking expressions.
 Which files qualify is read from Python's ``ast`` (one ``ast.walk``, in C-built
 nodes). A question that still depends on more than the imports (is a name bound
 elsewhere, how often a name is used when string annotations may use it too)
-raises :class:`~migrator.names.scopes.NeedsFullScopes`. ``tests/test_migrator_scopes.py``
+raises :class:`~migrator.names.scopes.NeedsFullScopes`. ``tests/migrator/test_migrator_scopes.py``
 holds the answers to the full analysis', node for node.
 """
 

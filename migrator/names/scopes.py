@@ -11,7 +11,7 @@ ExpressionContextProvider it depends on as batched providers: each one's
 ``visit_Module`` walks the tree with its own visitor, and then the batch walks
 the whole tree again for nothing. Calling the two providers' ``visit_Module``
 directly gives the same scopes from their own two walks.
-``tests/test_migrator_scopes.py`` holds the result to the wrapper's, node for node.
+``tests/migrator/test_migrator_scopes.py`` holds the result to the wrapper's, node for node.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ last top-level import (where added imports go) and every module-level import (so
 names resolve as in the whole file). The module-level edits of all parts (imports
 added, legacy imports removed) are merged and applied by a last pass over the
 shared statements alone. The result is the one migrating the whole file at once
-gives (``tests/test_migrator_chunked.py`` holds them equal).
+gives (``tests/migrator/test_migrator_chunked.py`` holds them equal).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``EstimatorSpec``: what a model_fn returns, validated exactly as TF 2.15 did.
 
 Every error type and message matches ``tensorflow_estimator``'s ``model_fn.py``
-(checked against the legacy side by tests/test_spec_validation.py).
+(checked against the legacy side by tests/runtime/test_validation_table.py).
 """
 
 from __future__ import annotations

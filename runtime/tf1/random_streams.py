@@ -10,7 +10,7 @@ a hook's fetches send through another program (``LoggingTensorHook`` every N
 steps) would start that op's stream again. Here each op is the stateless kernel
 with the same key and the counter the Session's generator had, kept in a variable
 of the call: the same numbers, in every program, and a new call starts at 0 as
-the Estimator's new session did (tests/test_runtime_random_streams.py).
+the Estimator's new session did (tests/runtime/test_runtime_random_streams.py).
 """
 
 from __future__ import annotations

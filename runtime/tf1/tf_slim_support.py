@@ -10,7 +10,7 @@ non-fused ``batch_norm``) looks for tf-keras under a path tf-keras no longer has
 
 Each missing name is put back, pointing at the public TF 2.21 object TensorFlow
 moved it to, before any model code runs (tf-slim reads these names when called,
-not when imported). ``tests/test_tf_slim_support.py`` checks that every private
+not when imported). ``tests/runtime/test_tf_slim_support.py`` checks that every private
 name tf-slim reads resolves.
 """
 

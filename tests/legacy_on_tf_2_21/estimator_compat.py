@@ -1,11 +1,11 @@
 """tensorflow-estimator 2.15.0 on TensorFlow 2.21: the legacy program, unchanged,
 on the new TensorFlow's kernels. The reference every runtime run on TF 2.21 is
-compared with, bit for bit (tests/harness.py, side ``reference``).
+compared with, bit for bit (tests/helpers/harness.py, side ``reference``).
 
 tensorflow-estimator is pure Python over TensorFlow's internals. TensorFlow 2.16
 removed ``tf.estimator`` and, with it, the few internals only the Estimator used.
 :func:`install` puts back exactly those, as TensorFlow 2.15 had them, and nothing
-else (``tests/test_legacy_on_tf_2_21.py`` checks that each is still missing from
+else (``tests/equivalence/test_legacy_on_tf_2_21.py`` checks that each is still missing from
 the installed TensorFlow, so a patch that stops being needed is noticed):
 
 ==============================================  ===================================

@@ -1,5 +1,5 @@
 """Builds the canned estimators' own graphs, at a trained state, for
-tests/kernel_drift.py to run on each TensorFlow version.
+tests/helpers/kernel_drift.py to run on each TensorFlow version.
 
 ``python canned_drift_probe.py OUT_DIR [NAME ...]`` (TF 2.15, tensorflow-estimator):
 for each estimator of canned_estimators.py (all by default), its TRAIN graph on the

@@ -8,7 +8,7 @@ multi-label labels, TF 1.15's contrib heads). For each:
 per-step scalar summaries (the loss, the layers' zero fractions), the evaluate
 dict (every metric key), predictions, every variable by name, and the exported
 SavedModel served on tf.Examples. Run under both interpreters; the outputs must
-match (tests/test_canned_estimators.py).
+match (tests/equivalence/test_canned_estimators.py).
 
 Usage: python canned_estimators.py legacy|runtime MODEL_DIR [NAME ...]
 """

@@ -7,7 +7,7 @@ and ``Optimizer.minimize(global_step=...)`` increments it with no dependency on
 that read. Usually the read runs first; sometimes (9 of 20000 runs when measured)
 it runs after the increment. SummarySaverHook then takes the step for one more
 than it is and requests the next summary one step early
-(tests/harness.py, :func:`summaries_without_step_races`).
+(tests/helpers/harness.py, :func:`summaries_without_step_races`).
 """
 
 import tensorflow as tf

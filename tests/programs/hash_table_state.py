@@ -6,7 +6,7 @@ which grow from 8 as ids come in). Trains, evaluates,
 predicts, trains again in a second call (the table must carry over through the
 checkpoint), exports and serves. Prints, as JSON, what each call saw of the table,
 the checkpoint's keys and the tables' saved contents. Run under both interpreters;
-the outputs must match (tests/test_runtime_session_setup.py).
+the outputs must match (tests/runtime/test_runtime_session_setup.py).
 
 Usage: python hash_table_state.py legacy|runtime MODEL_DIR
 """

@@ -1,7 +1,7 @@
 """Hooks and listeners that look the model's graph up in every method, as TF 1
 code did under MonitoredSession: prints, as JSON, what each method found and
 what its fetches returned. Run under both interpreters; the outputs must match
-(tests/test_runtime_hooks_graph.py).
+(tests/runtime/test_runtime_hooks_graph.py).
 
 Usage: python hooks_graph_lookups.py legacy|runtime MODEL_DIR
 """

@@ -1,8 +1,8 @@
-"""Each kernel of tests/kernel_drift.py's KERNEL_CHANGES on fixed random inputs,
+"""Each kernel of tests/helpers/kernel_drift.py's KERNEL_CHANGES on fixed random inputs,
 on this interpreter's TensorFlow: ``python kernel_outputs.py OUT.npz``.
 
 The ops run in a Session on placeholders, one op per run, so that nothing is fused
-(tests/test_kernel_changes.py compares the outputs of TF 2.15 and 2.21)."""
+(tests/equivalence/test_kernel_changes.py compares the outputs of TF 2.15 and 2.21)."""
 
 import sys
 

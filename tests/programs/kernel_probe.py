@@ -1,5 +1,5 @@
 """Runs the ops of a graph tensorflow-estimator built (a MetaGraph) on this
-interpreter's TensorFlow, at a trained state, for tests/kernel_drift.py to find the
+interpreter's TensorFlow, at a trained state, for tests/helpers/kernel_drift.py to find the
 kernels whose outputs changed between TensorFlow 2.15 and 2.21.
 
 ``python kernel_probe.py GRAPHS.json`` runs each graph of a list of

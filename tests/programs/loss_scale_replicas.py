@@ -1,5 +1,5 @@
 """NPULossScaleOptimizer and hccl_ops.allreduce on 2 logical CPU replicas
-(MirroredStrategy): prints, as JSON, what tests/test_runtime_loss_scaling.py checks.
+(MirroredStrategy): prints, as JSON, what tests/runtime/test_runtime_loss_scaling.py checks.
 
 Step 1 feeds replica 1 a non-finite input, replica 0 a finite one; step 2 feeds
 both finite inputs. Both replicas must skip step 1 together (their copies of

@@ -5,7 +5,7 @@ checkpoint, the graph in the events file, and the lines logged on TensorFlow's
 logger (``tf.compat.v1.logging``) that the Estimator wrote.
 
 Prints them as JSON. Run under both interpreters; the outputs must match
-(tests/test_runtime_model_dir_files.py).
+(tests/runtime/test_runtime_model_dir_files.py).
 
 Usage: python model_dir_files.py legacy|runtime MODEL_DIR
 """

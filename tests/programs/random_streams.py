@@ -8,7 +8,7 @@ and ``evaluate`` with noise on (Monte Carlo dropout) started them again.
 
 Prints, as JSON, the values the hooks fetched, the variables after each training
 call and the evaluation's results. Run under both interpreters; the outputs must
-match (tests/test_runtime_random_streams.py).
+match (tests/runtime/test_runtime_random_streams.py).
 
 Usage: python random_streams.py legacy|runtime MODEL_DIR
 """

@@ -8,7 +8,7 @@ fresh Estimator whose unseeded initializers draw from Python's ``random``.
 Prints, as JSON, each call's results, the variables after each training call, and
 what Python's and numpy's global generators draw next. The runtime side also
 prints how often model_fn was called in each call (``model_fn_calls``). Run
-under both interpreters; the outputs must match (tests/test_runtime_call_cache.py).
+under both interpreters; the outputs must match (tests/runtime/test_runtime_call_cache.py).
 
 Usage: python repeated_calls.py legacy|runtime MODEL_DIR
 """

@@ -16,8 +16,7 @@ import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from runtime_models import X, Y, linear_model_fn  # noqa: E402
-
+from helpers.runtime_models import X, Y, linear_model_fn  # noqa: E402
 from runtime import estimator  # noqa: E402
 
 

@@ -4,7 +4,7 @@ a ``local_init_op`` built from ``local_variables_initializer()`` and
 ``tables_initializer()`` under control dependencies, with a
 ``report_uninitialized_variables()`` ready op. Prints, as JSON, the per-step
 losses, predictions, checkpoints kept and variables saved. Run under both
-interpreters; the outputs must match (tests/test_runtime_session_setup.py).
+interpreters; the outputs must match (tests/runtime/test_runtime_session_setup.py).
 
 Usage: python scaffold_session_setup.py legacy|runtime MODEL_DIR
 """

@@ -3,6 +3,11 @@ names of TF 1.15's ``tf.contrib.tpu``)."""
 
 import tensorflow as tf
 
+# tf.contrib.tpu's tpu_function.get_tpu_context(): its number_of_shards is the replica
+# count inside a TPU computation (TPUStrategy replicates in the same context) and
+# None elsewhere, as on TF 1.
+from tensorflow.python.tpu.tpu_function import get_tpu_context
+
 from runtime.estimator.tpu.cross_shard_optimizer import CrossShardOptimizer
 from runtime.estimator.tpu.tpu_config import InputPipelineConfig, RunConfig, TPUConfig
 from runtime.estimator.tpu.tpu_estimator import TPUEstimator
@@ -23,4 +28,5 @@ __all__ = [
     "TPUEstimator",
     "TPUEstimatorSpec",
     "bfloat16_scope",
+    "get_tpu_context",
 ]

@@ -1,0 +1,85 @@
+"""Legacy program vs. its migrated twin (fixtures/equivalence/), three runs each
+(tests/helpers/sides.py):
+
+  legacy     legacy.py on TF 2.15 + tensorflow-estimator 2.15
+  reference  the same legacy.py on TF 2.21, tensorflow-estimator 2.15 put back
+  runtime    migrated.py on TF 2.21 + the runtime
+
+The runtime equals the reference bit for bit: every per-step loss, summary and
+checkpoint of a hooked and a hook-free training, the evaluate dict, predictions,
+every variable and every served export output. The reference equals the legacy
+run bit for bit too, but for the kernels KERNEL_DRIFT names (tests/helpers/kernel_drift.py:
+every kernel found changed on the fixture's own graph is named, and every named one
+is an op of it).
+"""
+
+import pytest
+import tensorflow as tf
+
+from helpers.harness import FIXTURES, assert_bit_identical, assert_versions_agree, run_sides
+from helpers.kernel_drift import CONTROL_FLOW, CONTROL_FLOW_OPS, assert_named, changed_kernels
+from helpers.saved_model_compare import assert_exports_equal
+from helpers.sides import LEGACY, REFERENCE, REFERENCE_CONTROL_FLOW_V2, RUNTIME
+
+CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "legacy.py").exists())
+
+# The kernels that changed between TF 2.15 and 2.21 on each fixture's graph, on
+# some CPU (kernel_drift.KERNEL_CHANGES says what changed in each, and where).
+KERNEL_DRIFT = {
+    "cnn_dropout_v1_metrics": {"Conv2D"},  # one input channel
+    "clipping_exponential_decay": {"Tanh"},
+    "custom_v1_head": {"Reciprocal", "Sigmoid"},  # sigmoid cross-entropy's gradient, AUC's input
+    "init_from_checkpoint_finetune": {"Erf"},  # tf.nn.gelu
+    "input_fn_iterators": {"Tanh"},
+    "npu_loss_scaled_adam": {"Reciprocal"},  # 1 / the loss scale
+    "serving_signatures": {"Tanh"},
+    "tf1_bilstm_crf": {"BlockLSTM", "Reciprocal"},
+    "tf1_contrib_optimize_loss_metrics": {"Reciprocal"},
+    "tf1_session_hooks": {"Tanh"},
+    "tpu_bert_classifier_cpu": {"Tanh"},  # the pooler
+    "v1_summaries": {"Reciprocal", "Sigmoid"},
+    "variable_scope_reuse": {"Reciprocal"},
+}
+
+# Programs written for TF 1 whose graphs hold TF 1 loops (kernel_drift.CONTROL_FLOW):
+# their bit-for-bit reference is the legacy program with TF 2's control flow.
+CONTROL_FLOW_V1 = {"tf1_bilstm_crf"}
+
+# Fixtures whose loss-scale optimizer skips steps: their summaries' step labels
+# differ on the skipped runs only (harness.assert_skipped_step_labels).
+SKIPPED_STEPS = {"npu_loss_scaled_adam"}
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("case", CASES)
+def test_migrated_program_reproduces_legacy(case, tmp_path):
+    control_flow_v1 = case in CONTROL_FLOW_V1
+    sides = (LEGACY, REFERENCE, RUNTIME, *([REFERENCE_CONTROL_FLOW_V2] if control_flow_v1 else []))
+    traces = run_sides(case, tmp_path, {side.name: (side, ()) for side in sides})
+    legacy, reference, runtime = (traces[side] for side in ("legacy", "reference", "runtime"))
+    exact = traces[REFERENCE_CONTROL_FLOW_V2.name] if control_flow_v1 else reference
+
+    assert_bit_identical(exact, runtime, skipped_steps=case in SKIPPED_STEPS)
+    if exact.data["exports"]:
+        assert_exports_equal(exact, runtime)
+
+    kernels = KERNEL_DRIFT.get(case, set())
+    checkpoint = tf.train.latest_checkpoint(str(legacy.out / "model"))
+    found = changed_kernels(f"{checkpoint}.meta", checkpoint, tmp_path / "kernels")
+    assert_named([found], kernels, what=case)
+    assert control_flow_v1 == bool(CONTROL_FLOW_OPS & set(found["ops"])), (
+        f"{case}: listed as holding TF 1 loops: {control_flow_v1}; its graph's "
+        f"loop ops: {sorted(CONTROL_FLOW_OPS & set(found['ops']))}"
+    )
+    if control_flow_v1:
+        # the same TensorFlow, TF 1's control flow against TF 2's; and two runs of
+        # TF 1's loops may differ in their last bits, on either version
+        assert_versions_agree(reference, exact, {CONTROL_FLOW})
+        kernels = kernels | {CONTROL_FLOW}
+    assert_versions_agree(legacy, reference, kernels)
+    if legacy.data["exports"]:
+        assert_exports_equal(legacy, reference, values=not kernels)
+
+
+def test_there_are_enough_fixture_programs():
+    assert len(CASES) >= 8, CASES

@@ -1,0 +1,43 @@
+"""The equivalence harness forgives the legacy Estimator's own global-step race
+(harness.summaries_without_step_races) and nothing else: summaries the legacy
+SummarySaverHook wrote one step early from some point on are left out of the
+comparison, while any other difference in steps stays for it to fail on."""
+
+from helpers.harness import summaries_without_step_races
+
+RUNTIME = {"loss": [[1, 0.9], [6, 0.6], [11, 0.5], [16, 0.4], [21, 0.3]]}
+
+
+def test_summaries_the_race_moved_one_step_early_are_left_out():
+    raced = {"loss": [[1, 0.9], [6, 0.6], [10, 0.55], [15, 0.45], [20, 0.35]]}
+    legacy, runtime = summaries_without_step_races(raced, RUNTIME)
+    assert legacy == runtime == {"loss": [[1, 0.9], [6, 0.6]]}
+
+
+def test_a_race_may_fit_one_more_legacy_summary_before_the_last_step():
+    # (issue 34 CI run: custom_v1_head's reference wrote at 15, 20 and 25 of 25 steps)
+    raced = {"loss": [[1, 0.9], [6, 0.6], [11, 0.5], [15, 0.45], [20, 0.35], [25, 0.3]]}
+    legacy, runtime = summaries_without_step_races(raced, RUNTIME)
+    assert legacy == runtime == {"loss": [[1, 0.9], [6, 0.6], [11, 0.5]]}
+
+
+def test_each_race_moves_the_rest_one_more_step():
+    twice = {"loss": [[1, 0.9], [5, 0.6], [10, 0.55], [14, 0.45], [19, 0.35]]}
+    assert summaries_without_step_races(twice, RUNTIME)[0] == {"loss": [[1, 0.9]]}
+
+
+def test_other_differences_in_steps_are_kept():
+    for steps in (
+        [1, 7, 11, 16, 21],
+        [1, 6, 12, 16, 21],
+        [2, 6, 11, 16, 21],
+        [1, 6, 9, 14, 19],
+        [1, 6, 11, 16, 21, 26],  # one more summary, with no race
+    ):
+        legacy = {"loss": [[step, 0.5] for step in steps]}
+        kept_legacy, kept_runtime = summaries_without_step_races(legacy, RUNTIME)
+        assert kept_legacy == legacy and kept_runtime == RUNTIME, steps
+
+
+def test_equal_runs_are_compared_whole():
+    assert summaries_without_step_races(RUNTIME, RUNTIME) == (RUNTIME, RUNTIME)

@@ -1,0 +1,265 @@
+"""Whole legacy projects end to end (fixtures/projects/): each runs as written on
+TF 2.15 and on TF 2.21 (tensorflow-estimator 2.15 on both, tests/helpers/sides.py), is
+migrated with ``migrate``, and its migrated copy runs on TF 2.21 + the runtime;
+then everything the runs wrote is compared: result files, every scalar summary
+(per-step losses included), checkpoints, and the served outputs of the exports.
+
+The runtime equals the legacy project on TF 2.21 bit for bit. The legacy project on
+TF 2.15 equals it bit for bit too, but for the kernels a project names, found
+changed on its own training graph (tests/helpers/kernel_drift.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+import tensorflow as tf
+
+from helpers.harness import RACY_SUMMARIES, REPO
+from helpers.kernel_drift import CONTROL_FLOW, CONTROL_FLOW_OPS, assert_named, changed_kernels
+from helpers.project_runs import Comparison, Project, copy_project, migrate_command, run_sides
+from helpers.sides import LEGACY, REFERENCE, REFERENCE_CONTROL_FLOW_V2, RUNTIME
+
+PROJECTS = [
+    Project(
+        name="bert_classifier",
+        commands=(
+            ("create_data.py", "--output_dir", "{out}/data"),
+            (
+                "run_classifier.py",
+                "--data_dir={out}/data",
+                "--output_dir={out}/output",
+                "--init_checkpoint={out}/data/bert_model.ckpt",
+                "--do_train",
+                "--do_eval",
+                "--do_predict",
+                "--do_export",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=("output/eval_results.txt", "output/test_results.tsv"),
+        model_dirs=("output",),
+        exports=("output/export",),
+        id_inputs={"input_ids": 28, "input_mask": 2},
+        kernel_drift=frozenset({"Tanh"}),  # gelu's tanh
+    ),
+    Project(
+        name="tf115_intent_classifier",
+        commands=(
+            ("data_gen.py", "--output_dir", "{out}/data"),
+            (
+                "run_intent.py",
+                "--data_dir={out}/data",
+                "--output_dir={out}/output",
+                "--save_summary_steps=1",
+            ),
+        ),
+        # progress.txt: the steps its hook read through run_context.session.run
+        results=("output/eval_results.txt", "output/test_results.tsv", "output/progress.txt"),
+        model_dirs=("output",),
+        exports=("output/export",),
+        id_inputs={"input_ids": 120},
+        kernel_drift=frozenset({"Conv2D", "Tanh"}),  # conv1d's convolution, the pooler
+    ),
+    Project(
+        name="bilstm_crf_tagger",
+        commands=(
+            ("build_data.py", "--data_dir", "{out}/data"),
+            (
+                "main.py",
+                "--data_dir={out}/data",
+                "--model_dir={out}/output",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=(
+            "output/score/train.preds.txt",
+            "output/score/testa.preds.txt",
+            "output/score/testb.preds.txt",
+        ),
+        model_dirs=("output/model",),
+        kernel_drift=frozenset({"BlockLSTM", "Reciprocal"}),
+        control_flow_v1=True,  # contrib.crf's dynamic_rnn loops and conds
+    ),
+    Project(
+        name="tpu_text_transformer",
+        commands=(
+            ("create_data.py", "--output_dir", "{out}/data"),
+            (
+                "run_classifier.py",
+                "--data_dir={out}/data",
+                "--output_dir={out}/output",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=("output/eval_results.txt", "output/test_results.tsv"),
+        model_dirs=("output",),
+    ),
+    Project(
+        name="sentiment_hparams",
+        commands=(
+            ("make_data.py", "--data_dir", "{out}/data"),
+            (
+                "trainer.py",
+                "--data_dir={out}/data",
+                "--model_dir={out}/model",
+                "--save_summary_steps=1",
+                "--hparams=hidden_units=[32,16],learning_rate=0.005",
+            ),
+        ),
+        results=("model/metrics.json", "model/predictions.txt"),
+        model_dirs=("model",),
+    ),
+    Project(
+        name="tpu_resnet",
+        commands=(
+            (
+                "resnet_main.py",
+                "--model_dir={out}/model",
+                "--export_dir={out}/export",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=("model/eval_results.txt", "model/predictions.tsv"),
+        model_dirs=("model",),
+        exports=("export",),
+        kernel_drift=frozenset({"Conv2D"}),
+    ),
+    Project(
+        name="ascend_npu_classifier",
+        commands=(
+            ("prepare_data.py", "--data_dir", "{out}/data"),
+            (
+                "train.py",
+                "--data_dir={out}/data",
+                "--model_dir={out}/model",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=("model/metrics.txt", "model/predictions.csv"),
+        model_dirs=("model",),
+        # host_call's step: the global step read after minimize (a TF 1 program:
+        # a reference variable, its read racing the increment)
+        racy_step_labels=("npu/loss", "npu/learning_rate"),
+    ),
+    Project(
+        name="abalone_numpy_input_fn",
+        commands=(
+            ("prepare_data.py", "--data_dir", "{out}/data"),
+            (
+                "abalone.py",
+                "--data_dir={out}/data",
+                "--model_dir={out}/model",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=("model/evaluation.txt", "model/predictions.txt"),
+        model_dirs=("model",),
+        exports=("model/export",),
+    ),
+    Project(
+        name="census_train_and_evaluate",
+        commands=(("-m", "trainer.task", "--job-dir={out}", "--save-summary-steps=1"),),
+        results=("final_metrics.json",),
+        model_dirs=("model",),
+        exports=("model/export/latest", "model/export/best"),
+        # the parsing receiver's "examples"; the classify signature calls it "inputs"
+        record_inputs={"examples": "data/eval.tfrecord", "inputs": "data/eval.tfrecord"},
+    ),
+    Project(
+        name="census_wide_deep",
+        commands=(("-m", "trainer.task", "--job-dir={out}", "--save-summary-steps=1"),),
+        results=("final_metrics.json",),
+        model_dirs=("model",),
+        exports=("model/export/census",),
+        record_inputs={"examples": "data/serving.tfrecord", "inputs": "data/serving.tfrecord"},
+        # the binary head: Log1p's gradient in its sigmoid cross-entropy, and its
+        # probabilities (tests/equivalence/test_canned_estimators.py shows both on its own graphs)
+        kernel_drift=frozenset({"Reciprocal", "Sigmoid"}),
+        racy_summaries=RACY_SUMMARIES,
+    ),
+    Project(
+        name="census_tf1_wide_deep",
+        commands=(("-m", "trainer.task", "--job-dir={out}", "--save-summary-steps=1"),),
+        results=("final_metrics.json",),
+        model_dirs=("model",),
+        exports=("model/export/census",),
+        record_inputs={"examples": "data/serving.tfrecord", "inputs": "data/serving.tfrecord"},
+        # TF 1's binary head: the same kernels as census_wide_deep's TF 2 head
+        kernel_drift=frozenset({"Reciprocal", "Sigmoid"}),
+        racy_summaries=RACY_SUMMARIES,
+    ),
+    Project(
+        name="housing_notebook",
+        commands=(
+            (
+                str(REPO / "tests" / "helpers" / "run_notebook.py"),
+                "house_prices.ipynb",
+                *("-p", "MODEL_DIR", "{out}/model"),
+                *("-p", "SAVE_SUMMARY_STEPS", "1"),
+            ),
+        ),
+        results=("model/metrics.json", "model/predictions.csv"),
+        model_dirs=("model",),
+        exports=("model/export",),
+        id_inputs={"city_id": 5, "neighborhood_id": 40},
+    ),
+]
+
+
+@pytest.mark.parametrize("project", PROJECTS, ids=lambda project: project.name)
+def test_project_migrates_runs_and_gives_the_legacy_numbers(project, tmp_path):
+    legacy_source = copy_project(project.name, tmp_path / "legacy" / project.name)
+    migrated_root = tmp_path / "migrated"
+    report = tmp_path / "migration-report.json"
+    migration = subprocess.run(
+        [*migrate_command(), str(legacy_source), "--out", str(migrated_root), "--report", report],
+        capture_output=True,
+        text=True,
+    )
+    assert migration.returncode == 1, migration.stdout + migration.stderr  # changed, no errors
+    error_level_diagnostics = json.loads(report.read_text())["errors"]
+    assert error_level_diagnostics == 0, migration.stdout
+    migrated_source = migrated_root / project.name
+    check = subprocess.run(
+        [*migrate_command(), "--check", str(migrated_source)], capture_output=True, text=True
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+    second_source = copy_project(project.name, tmp_path / "legacy_2.21" / project.name)
+    runs = {LEGACY: legacy_source, REFERENCE: second_source, RUNTIME: migrated_source}
+    if project.control_flow_v1:
+        third = copy_project(project.name, tmp_path / "legacy_control_flow_v2" / project.name)
+        runs[REFERENCE_CONTROL_FLOW_V2] = third
+    outs = run_sides(project, runs, tmp_path)
+    exact = outs[REFERENCE_CONTROL_FLOW_V2.name if project.control_flow_v1 else "reference"]
+    _compare(Comparison(project, exact, outs["runtime"]))
+
+    latest = tf.train.latest_checkpoint(str(outs["legacy"] / project.train_dir))
+    found = changed_kernels(Path(f"{latest}.meta"), latest, tmp_path / "kernels")
+    assert_named([found], project.kernel_drift, what=project.name)
+    assert project.control_flow_v1 == bool(CONTROL_FLOW_OPS & set(found["ops"])), project.name
+    kernels = set(project.kernel_drift)
+    if project.control_flow_v1:
+        # TF 1's control flow against TF 2's on the same TensorFlow; two runs of TF
+        # 1's loops may differ in their last bits too
+        _compare(
+            Comparison(
+                project, outs["reference"], exact, kernels={CONTROL_FLOW}, actual_is_legacy=True
+            )
+        )
+        kernels.add(CONTROL_FLOW)
+    _compare(
+        Comparison(
+            project, outs["legacy"], outs["reference"], kernels=kernels, actual_is_legacy=True
+        )
+    )
+
+
+def _compare(comparison: Comparison) -> None:
+    comparison.results()
+    assert comparison.summaries() > 0
+    comparison.checkpoints()
+    comparison.exports()

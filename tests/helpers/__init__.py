@@ -1,0 +1,1 @@
+"""What the tests share: the two sides, the harness, and the run helpers."""

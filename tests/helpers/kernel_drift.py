@@ -1,0 +1,182 @@
+"""What separates a legacy program's run on TensorFlow 2.15 from the same program on
+TensorFlow 2.21 (sides.LEGACY and sides.REFERENCE): kernels whose outputs changed,
+named per fixture.
+
+The runtime is compared with the legacy program on its own TensorFlow, bit for bit;
+the comparison across versions is this module's. What a kernel change does to a
+run depends on the CPU, in two ways, both measured on an AVX-512 CPU and on an
+emulated AVX2 one (``SIDE_LAUNCHER``, tests/helpers/sides.py):
+
+- Some kernels changed only in their AVX-512 code (``Conv2D`` of one channel, in
+  oneDNN), others on every CPU but for other inputs on each (``Reciprocal``: 13%
+  of random inputs on both, not the same ones). KERNEL_CHANGES says which, and
+  tests/equivalence/test_kernel_changes.py checks it on the machine that runs the tests.
+- Grappler's remapper fuses ops by what the CPU has: MatMul + BiasAdd + Tanh
+  becomes oneDNN's ``_MklNativeFusedMatMul`` with AVX-512, which did not change,
+  and stays ``_FusedMatMul`` + Eigen's ``Tanh``, which did, without it. So a model
+  with tanh layers trains bit for bit on both versions on one machine and not on
+  the next (the issue 34 machine: the canned regressor, from its first step).
+
+So a fixture names every changed kernel its graphs compute with, which may or may
+not change its numbers on a given machine, and on the machine that runs the test:
+
+- ``changed_kernels`` runs the fixture's graph, restored from a trained state, on
+  both versions (tests/programs/kernel_probe.py: every op on its own, nothing
+  fused; the training step's writes, optimizer apply ops included, fed the same
+  numbers) and finds the op types whose outputs changed on equal inputs;
+  ``assert_named``: the fixture names exactly the kernels of KERNEL_CHANGES its
+  graphs have, and every kernel found changed is one of them, within its bound.
+- ``assert_equal_until_the_drift``: the two runs' steps equal, all of them for a
+  fixture that names no kernel; with named kernels, equal before the first step
+  that differs and each value at it within their bound of its own magnitude. Later
+  steps compound the change (training amplifies it) and are compared between the
+  runtime and the legacy program on TF 2.21 instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import subprocess
+from pathlib import Path
+
+from helpers.sides import LEGACY, REFERENCE, REPO
+
+KERNEL_PROBE = REPO / "tests" / "programs" / "kernel_probe.py"
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelChange:
+    """A kernel TensorFlow 2.21 computes differently from 2.15: the largest change
+    of one output value relative to itself that any fixture's graph shows
+    (rounded up), what changed, and whether it changed on CPUs with AVX-512 only."""
+
+    rtol: float
+    what: str
+    avx512_only: bool = False
+
+
+KERNEL_CHANGES = {
+    "Tanh": KernelChange(5e-7, "other last bits (68% of normal inputs, up to 4.2e-7 of a value)"),
+    "Erf": KernelChange(5e-7, "other last bits (under tf.nn.gelu's exact form)"),
+    "Sigmoid": KernelChange(5e-7, "other last bits (a binary head's probabilities)"),
+    "Reciprocal": KernelChange(2e-7, "other last bits (1 / x in Log1p's gradient)"),
+    # A sum of products in another order: relative to a sum that nearly cancels, a
+    # few ulps of its terms are a larger share of it.
+    "Conv2D": KernelChange(
+        1e-3, "oneDNN's convolution of one input channel sums in another order", avx512_only=True
+    ),
+    # tf.contrib.rnn.LSTMBlockFusedCell's kernel: its gates' tanh and sigmoid are
+    # Eigen's, which changed as the Tanh and Sigmoid kernels did, compounded over
+    # the steps of the sequence
+    "BlockLSTM": KernelChange(
+        1e-3, "other last bits of its gates' tanh and sigmoid, step after step"
+    ),
+}
+
+
+# Not a kernel: TF 1's control flow (Switch/Merge, Enter/Exit, built by tf.cond and
+# tf.while_loop in a program run with TF 1's behaviour) against TF 2's (If,
+# While), which a traced step builds whatever the switch says. The same kernels
+# compute the branches and loop bodies, but inside a function's body, where the
+# executor and Grappler treat them otherwise: the last bits of a value computed
+# in a loop (a CRF's log-partition, measured up to 3 ulp, 1.9e-7 of the value) may
+# differ, and TF 1's loops differ so between two runs of the same graph too. The
+# legacy program with TF 2's control flow (sides.REFERENCE_CONTROL_FLOW_V2) is
+# the runtime's bit-for-bit reference for such a program.
+CONTROL_FLOW = "TF 1 control flow"
+CONTROL_FLOW_CHANGE = KernelChange(5e-7, "the last bits of values computed in loops and branches")
+# TF 1's loops, where the difference shows (a cond's branches of the same graphs
+# have given the same bits so far, and are compared bit for bit)
+CONTROL_FLOW_OPS = frozenset({"Enter", "Exit", "NextIteration", "LoopCond"})
+
+
+def changed_kernels(meta: Path, checkpoint: str, directory: Path) -> dict:
+    """``{"changed": {op type: largest relative change}, "ops": [op types]}``: the
+    kernels whose outputs changed on the graph of ``meta`` restored from
+    ``checkpoint``, and the graph's op types; ``directory`` keeps each version's
+    outputs."""
+    return changed_kernels_of({"graph": (meta, checkpoint)}, directory)["graph"]
+
+
+def changed_kernels_of(graphs: dict, directory: Path) -> dict[str, dict]:
+    """:func:`changed_kernels` of each ``{name: (meta, checkpoint)}``, with one
+    process per TensorFlow version."""
+    directory.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for name, (meta, checkpoint) in graphs.items():
+        stem = directory / name.replace("/", "-")
+        entries.append(
+            {"meta": str(meta), "checkpoint": str(checkpoint), "out": f"{stem}-2.15.npz"}
+        )
+    _probe(LEGACY, entries, directory / "2.15.json")
+    for entry in entries:
+        stem = entry["out"].removesuffix("-2.15.npz")
+        entry.update(against=entry["out"], out=f"{stem}-2.21.npz", report=f"{stem}-changed.json")
+    _probe(REFERENCE, entries, directory / "2.21.json")
+    reports = (json.loads(Path(entry["report"]).read_text()) for entry in entries)
+    return dict(zip(graphs, reports, strict=True))
+
+
+def _probe(side, entries: list, manifest: Path) -> None:
+    manifest.write_text(json.dumps(entries))
+    result = subprocess.run(
+        [*side.interpreter, str(KERNEL_PROBE), str(manifest)],
+        env=side.env(),
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, f"kernel probe on {side.tensorflow}:\n{result.stderr[-4000:]}"
+
+
+def assert_named(probes: list[dict], named: set[str], *, what: str) -> None:
+    """A fixture names exactly the changed kernels its graphs compute with; every
+    kernel the probes found changed on this machine is one of them (none that
+    KERNEL_CHANGES lacks), within its bound."""
+    ops = {op for probe in probes for op in probe["ops"]}
+    assert named == ops & KERNEL_CHANGES.keys(), (
+        f"{what}: names {sorted(named)}; of the kernels that changed, its graphs compute "
+        f"with {sorted(ops & KERNEL_CHANGES.keys())}"
+    )
+    for probe in probes:
+        for kernel, change in probe["changed"].items():
+            assert kernel in KERNEL_CHANGES, (
+                f"{what}: {kernel} changed between TF 2.15 and 2.21 on its graph (by {change:.3g} "
+                "of a value), and KERNEL_CHANGES lacks it"
+            )
+            bound = KERNEL_CHANGES[kernel].rtol
+            assert change <= bound, (
+                f"{what}: {kernel} changed by {change:g} of a value, over {bound:g}"
+            )
+
+
+def drift_bound(kernels: set[str]) -> float:
+    """How far one value may move at the first step that differs: the largest
+    bound of the kernels (or of TF 1's control flow) named."""
+    changes = {**KERNEL_CHANGES, CONTROL_FLOW: CONTROL_FLOW_CHANGE}
+    return max(changes[kernel].rtol for kernel in kernels)
+
+
+def assert_equal_until_the_drift(pairs: list, kernels: set[str], *, what: str) -> int | None:
+    """``pairs``: ``(label, step, actual, expected)`` of every value two runs on the
+    two TensorFlow versions recorded step by step. Without named kernels, all
+    equal. Otherwise equal before the first step where any differs (the drift's
+    onset), and each value within ``drift_bound(kernels)`` of its own magnitude at
+    it. Returns the onset (None: no value differs)."""
+    onset = min((step for _, step, a, e in pairs if not _same(a, e)), default=None)
+    for label, step, actual, expected in pairs:
+        if not kernels or onset is None or step < onset:
+            assert _same(actual, expected), f"{what} {label}@{step}: {actual!r} vs {expected!r}"
+        elif step == onset:
+            bound = drift_bound(kernels)
+            assert abs(actual - expected) <= bound * abs(expected), (
+                f"{what} {label}@{step}: {actual!r} vs {expected!r} at the drift's onset, more "
+                f"than {bound:g} of the value (the bound of {', '.join(sorted(kernels))})"
+            )
+    return onset
+
+
+def _same(actual: float, expected: float) -> bool:
+    """Equal, a NaN equal to a NaN (a metric's 0 / 0, SDCA's first duality gap)."""
+    return actual == expected or (math.isnan(actual) and math.isnan(expected))

@@ -1,0 +1,83 @@
+"""`migrate --verify`: every name the migrated files reach in TensorFlow and the
+runtime is looked up in what is installed (TF 2.21 here); the missing ones that
+migrate did not already report are MIG105 errors."""
+
+import subprocess
+
+import pytest
+
+import migrator.command.verify
+from helpers.cli_runs import run
+
+PROGRAM = """import tensorflow as tf
+from tensorflow.contrib import opt as contrib_opt
+
+flags = tf.flags
+FLAGS = flags.FLAGS
+rate = FLAGS.learning_rate
+x = tf.nn.dropout(tf.zeros([2]), 0.5)
+model = tf.estimator.BoostedTreesClassifier([3])
+oops = tf.compat.v1.no_such_thing
+also = tf.random.nope(3)
+"""
+
+
+@pytest.fixture
+def program(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(PROGRAM)
+    return path
+
+
+def lines_with(code, output):
+    return [line for line in output.splitlines() if f" {code} " in line]
+
+
+def test_check_verifies_names_and_reports_the_missing_ones_once(program):
+    result = run("--check", program)
+    missing = lines_with("MIG105", result.output)
+    assert [line.split(" MIG105 ")[0] for line in missing] == [
+        f"{program}:9:8:",
+        f"{program}:10:8:",
+    ], result.output
+    assert "tf.compat.v1.no_such_thing does not exist in TensorFlow 2.21" in missing[0]
+    # already reported by migrate itself (MIG101/MIG102), not again by --verify:
+    assert len(lines_with("MIG101", result.output)) == 1
+    assert len(lines_with("MIG102", result.output)) == 1
+    assert result.exit_code == 2
+
+
+def test_names_whose_attributes_exist_only_at_run_time_are_accepted(tmp_path):
+    path = tmp_path / "flags_only.py"
+    path.write_text("import tensorflow as tf\n\nrate = tf.compat.v1.flags.FLAGS.learning_rate\n")
+    result = run("--check", path)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_second_run_asks_nothing_it_already_knows(program, monkeypatch):
+    run("--check", program)
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("every name is cached: no lookup process")
+
+    monkeypatch.setattr(subprocess, "run", no_process)
+    assert len(lines_with("MIG105", run("--check", program).output)) == 2
+
+
+def test_without_tensorflow_check_says_so_and_explicit_verify_is_an_error(program, monkeypatch):
+    monkeypatch.setattr(migrator.command.verify, "tensorflow_installed", lambda: False)
+    monkeypatch.setattr("migrator.command.cli.tensorflow_installed", lambda: False)
+    result = run("--check", program)
+    assert "names were not verified" in result.stderr
+    assert not lines_with("MIG105", result.output)
+    explicit = run("--check", "--verify", program)
+    assert explicit.exit_code == 2 and "TensorFlow is not installed" in explicit.output
+
+
+def test_no_verify_skips_the_lookup(program, monkeypatch):
+    def no_process(*args, **kwargs):
+        raise AssertionError("--no-verify looks nothing up")
+
+    monkeypatch.setattr(subprocess, "run", no_process)
+    result = run("--check", "--no-verify", program)
+    assert not lines_with("MIG105", result.output)

@@ -1,0 +1,68 @@
+"""The migrator's tables against the runtime it targets, and its own weight."""
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from migrator.data import symbols
+
+
+@pytest.mark.parametrize("canonical", sorted(symbols.RUNTIME_SYMBOLS))
+def test_every_runtime_target_exists(canonical):
+    if canonical in symbols.RUNTIME_MODULES:
+        importlib.import_module("runtime." + canonical)  # `from runtime import <it>` works
+        return
+    module_path, _, name = ("runtime." + canonical).rpartition(".")
+    module = importlib.import_module(module_path)
+    assert hasattr(module, name), f"runtime.{canonical} is targeted but does not exist"
+
+
+@pytest.mark.parametrize("canonical", sorted(symbols.TWO_FLAVOURS))
+def test_every_canned_estimator_has_both_flavours_in_the_runtime(canonical):
+    """TF 1 code's canned estimators are never left to the runtime's TF 2 flavour."""
+    assert canonical in symbols.RUNTIME_SYMBOLS
+    assert symbols.tf1_flavour_of(canonical) in symbols.RUNTIME_SYMBOLS
+    v1 = importlib.import_module("runtime.estimator.v1")
+    tf2 = importlib.import_module("runtime.estimator")
+    name = canonical.removeprefix("estimator.")
+    assert getattr(v1, name) is not getattr(tf2, name)
+
+
+def test_runtime_modules_are_modules():
+    for canonical in symbols.RUNTIME_MODULES & symbols.RUNTIME_SYMBOLS:
+        importlib.import_module("runtime." + canonical)
+
+
+def test_single_replacements_lie_outside_the_whole_namespaces():
+    """A name of a namespace the runtime mirrors whole is converted with its module
+    (``from tensorflow.contrib.tpu.python.tpu import tpu_function`` becomes
+    ``from runtime.estimator import tpu as tpu_function``); listed again as a single
+    replacement, the module's import was dropped and its uses left unconverted."""
+    inside = [
+        name
+        for name in symbols.RUNTIME_REPLACEMENTS
+        if any(name.startswith(namespace + ".") for namespace in symbols.NAMESPACES)
+    ]
+    assert not inside
+
+
+def test_rename_table_targets_are_tensorflow_names():
+    table = symbols.tf1_renames()
+    assert len(table) > 900
+    assert table["tensorflow.train.AdamOptimizer"] == "tensorflow.compat.v1.train.AdamOptimizer"
+    assert all(new.startswith("tensorflow.") for new in table.values())
+    assert not any(old.startswith("tensorflow.estimator.") for old in table)
+
+
+def test_migrator_never_imports_tensorflow():
+    code = (
+        "import sys\n"
+        "from migrator.command.cli import main\n"
+        "from migrator.migrate import migrate_code\n"
+        "migrate_code('import tensorflow as tf\\nx = tf.estimator.Estimator(None)\\n')\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'runtime')], "
+        "sorted(m for m in sys.modules if m.startswith(('tensorflow', 'runtime')))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
