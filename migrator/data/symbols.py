@@ -120,6 +120,14 @@ _CONTRIB_CRF = (
     "crf_unary_score",
     "viterbi_decode",
 )
+# tf.contrib.opt's names the runtime ports
+_CONTRIB_OPT = (
+    "AdamWOptimizer",
+    "DecoupledWeightDecayExtension",
+    "LazyAdamOptimizer",
+    "MomentumWOptimizer",
+    "extend_with_decoupled_weight_decay",
+)
 # tf.contrib.rnn's names the runtime ports (the core cells go to tf.compat.v1.nn.rnn_cell)
 _CONTRIB_RNN = (
     "FusedRNNCellAdaptor",
@@ -253,6 +261,9 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.data.padded_batch_and_drop_remainder",
         "contrib.training",
         "contrib.training.HParams",
+        "contrib.device_setter",
+        "contrib.device_setter.GreedyLoadBalancingStrategy",
+        "contrib.device_setter.byte_size_load_fn",
         "contrib.estimator",
         *(f"contrib.estimator.{name}" for name in _CONTRIB_ESTIMATOR),
         "contrib.mixed_precision",
@@ -286,6 +297,10 @@ RUNTIME_SYMBOLS = frozenset(
         *(f"contrib.crf.{name}" for name in _CONTRIB_CRF),
         "contrib.rnn",
         *(f"contrib.rnn.{name}" for name in _CONTRIB_RNN),
+        "contrib.opt",
+        *(f"contrib.opt.{name}" for name in _CONTRIB_OPT),
+        "contrib.distribute",
+        "contrib.distribute.MirroredStrategy",
     }
 )
 
@@ -311,6 +326,9 @@ RUNTIME_MODULES = frozenset(
         "contrib.lookup",
         "contrib.crf",
         "contrib.rnn",
+        "contrib.opt",
+        "contrib.distribute",
+        "contrib.device_setter",
     }
 )
 
@@ -353,6 +371,9 @@ RUNTIME_ALIASES = {
     "contrib.lookup": "contrib_lookup",
     "contrib.crf": "contrib_crf",
     "contrib.rnn": "contrib_rnn",
+    "contrib.opt": "contrib_opt",
+    "contrib.distribute": "contrib_distribute",
+    "contrib.device_setter": "contrib_device_setter",
 }
 
 # tf.contrib symbols with an exact TF 2 equivalent (same signature, same numbers).
@@ -523,11 +544,6 @@ CONTRIB_CALL_RENAMES = {
         ("checkpoint_dir", "name"),
         frozenset({"name"}),
     ),
-    "tensorflow.contrib.distribute.MirroredStrategy": (
-        "tensorflow.distribute.MirroredStrategy",
-        ("devices",),
-        frozenset({"devices", "cross_device_ops"}),
-    ),
     "tensorflow.contrib.distribute.OneDeviceStrategy": (
         "tensorflow.distribute.OneDeviceStrategy",
         ("device",),
@@ -633,7 +649,14 @@ RUNTIME_REPLACEMENTS = {
         "contrib.data.padded_batch_and_drop_remainder"
     ),
     "tensorflow.contrib.training.HParams": "contrib.training.HParams",
+    **{
+        f"tensorflow.contrib.training.{name}": f"contrib.device_setter.{name}"
+        for name in ("GreedyLoadBalancingStrategy", "byte_size_load_fn")
+    },
     **{f"tensorflow.contrib.rnn.{name}": f"contrib.rnn.{name}" for name in _CONTRIB_RNN},
+    **{f"tensorflow.contrib.opt.{name}": f"contrib.opt.{name}" for name in _CONTRIB_OPT},
+    # TF 1.15's arguments (num_gpus=...), which TF 2's MirroredStrategy lacks
+    "tensorflow.contrib.distribute.MirroredStrategy": "contrib.distribute.MirroredStrategy",
     **{
         f"tensorflow.contrib.estimator.{name}": f"contrib.estimator.{name}"
         for name in _CONTRIB_ESTIMATOR

@@ -344,7 +344,6 @@ class MigrateTransformer(cst.CSTTransformer):
                     f"{_short(qualified)} is TensorFlow's private API, which changes between "
                     "releases",
                     "prefer the public API; `migrate --verify` checks it exists in your TensorFlow",
-                    names=(qualified,),
                 )
             return updated
         first_use = self.edits.first_v1_layers_use is None
@@ -486,10 +485,11 @@ class MigrateTransformer(cst.CSTTransformer):
         return None
 
     def _bound_to(self, module: str) -> str | None:
-        """A global name an import of this file binds to ``module`` (a second run
-        reuses the runtime import the first one added)."""
-        for name, (qualified, _) in self._global_modules().items():
-            if qualified == module:
+        """A global name an import above the current statement binds to ``module``
+        (a second run reuses the runtime import the first one added; one below
+        would bind the name only after its use)."""
+        for name, (qualified, order) in self._global_modules().items():
+            if qualified == module and order is not None:
                 return name
         return None
 
@@ -672,7 +672,6 @@ class MigrateTransformer(cst.CSTTransformer):
                 "MIG108",
                 f"{private[0]} is TensorFlow's private API, which changes between releases",
                 "prefer the public API; `migrate --verify` checks it exists in your TensorFlow",
-                names=tuple(private),
             )
 
     def _report_gone_import(self, original, updated) -> None:

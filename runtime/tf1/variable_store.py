@@ -14,6 +14,7 @@ from tensorflow.python.training.saving import saveable_object, saveable_object_u
 
 from runtime.distribute.replication import assign_in_own_scope, components
 from runtime.tf1.discovery import TableRecord, VariableRecord, collections_at_creation
+from runtime.tf1.variable_ops import give_graph_op
 
 GLOBAL_STEP_NAME = "global_step"
 _TABLE_KINDS = (lookup_ops.MutableHashTable, lookup_ops.DenseHashTable)
@@ -63,6 +64,7 @@ class VariableStore:
                     aggregation=record.aggregation,
                     shape=None if record.validate_shape else tf.TensorShape(None),
                 )
+                give_graph_op(self._variables[record.name], record.name)
                 self._records[record.name] = record
         self._materializing = False
         return [record.name for record in new]

@@ -34,6 +34,7 @@ KERNEL_DRIFT = {
     "npu_loss_scaled_adam": {"Reciprocal"},  # 1 / the loss scale
     "serving_signatures": {"Tanh"},
     "tf1_bilstm_crf": {"BlockLSTM", "Reciprocal"},
+    "tf1_contrib_opt_embeddings": {"Reciprocal", "Sigmoid"},  # as custom_v1_head
     "tf1_contrib_optimize_loss_metrics": {"Reciprocal"},
     "tf1_session_hooks": {"Tanh"},
     "tpu_bert_classifier_cpu": {"Tanh"},  # the pooler

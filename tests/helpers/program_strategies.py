@@ -48,6 +48,7 @@ REFERENCES = {
         "tf.contrib.summary.scalar",
         "tf.contrib.summary.always_record_summaries",
         "tf.contrib.opt.LazyAdamOptimizer",
+        "tf.contrib.opt.LARSOptimizer",
         "tf.train.AdamOptimizer",
         "tf.train.get_global_step",
         "tf.summary.scalar",

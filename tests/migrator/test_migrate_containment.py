@@ -38,15 +38,13 @@ def test_a_real_corpus_trial_migrates_the_good_files_and_reports_the_odd_one(tmp
     for case in cases:
         expected = (FIXTURES / f"{case}.out.py").read_text()
         assert (tmp_path / case / f"{case}.py").read_text() == expected, case
-    # the private module stands for tf.contrib.tpu; get_tpu_context has no runtime twin
+    # the private module stands for tf.contrib.tpu, whose get_tpu_context the runtime has
     assert (tmp_path / "tpu_context.py").read_text() == TPU_CONTEXT.replace(
         "from tensorflow.contrib.tpu.python.tpu import tpu_function",
         "from runtime.estimator import tpu as tpu_function",
     )
-    reported = [line for line in result.output.splitlines() if "tpu_context.py:" in line]
-    assert reported and all(" MIG101 " in line for line in reported), result.output
-    assert f"{tmp_path / 'tpu_context.py'}:2:5: MIG101" in result.output
-    assert result.exit_code == 2  # error-level diagnostics remain (this one, MIG101s)
+    assert "tpu_context.py:" not in result.output
+    assert result.exit_code == 2  # the fixtures' own error-level diagnostics remain
     assert "61 files scanned" in result.output
 
 

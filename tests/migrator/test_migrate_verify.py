@@ -81,3 +81,22 @@ def test_no_verify_skips_the_lookup(program, monkeypatch):
     monkeypatch.setattr(subprocess, "run", no_process)
     result = run("--check", "--no-verify", program)
     assert not lines_with("MIG105", result.output)
+
+
+def test_a_private_module_alias_is_verified_at_each_use(tmp_path):
+    """adanet's ``from tensorflow.python import summary`` bound the summary *module*
+    on TF 1; on TF 2.21 it is a package without ``scalar``: the warning on the
+    import (MIG108) leaves the uses to --verify, which reports each of them."""
+    path = tmp_path / "report.py"
+    path.write_text(
+        "from tensorflow.python import summary\n\n\n"
+        "def log(value):\n"
+        '    summary.scalar("value", value)\n'
+        '    return summary.histogram("h", value)\n'
+    )
+    result = run("--check", path)
+    assert [line.split(" MIG")[0] for line in lines_with("MIG105", result.output)] == [
+        f"{path}:5:5:",
+        f"{path}:6:12:",
+    ], result.output
+    assert len(lines_with("MIG108", result.output)) == 1

@@ -78,6 +78,14 @@ A_USE_BEFORE_A_LOCAL_IMPORT = (
     "    x = tf.layers.dense\n    import tensorflow as tf\n    return x\n"
 )
 
+# Found by the strategy: the runtime import a first run would reuse stood below
+# the use it was reused for (a NameError when the module ran); the migration now
+# reuses only an import above the use, and imports the runtime itself otherwise.
+A_RUNTIME_IMPORT_BELOW_ITS_USE = (
+    "from npu_bridge.npu_init import *\nimport tensorflow as tf\n# why?\n"
+    "x = tf.estimator.EstimatorSpec\nfrom runtime import estimator as tf_estimator\n"
+)
+
 
 @FUZZ
 @given(programs())
@@ -87,6 +95,7 @@ A_USE_BEFORE_A_LOCAL_IMPORT = (
 @example(program=A_TF1_CLASS_ABOVE_THE_IMPORT)
 @example(program=CONTRIB_THROUGH_COMPAT_V1)
 @example(program=A_USE_BEFORE_A_LOCAL_IMPORT)
+@example(program=A_RUNTIME_IMPORT_BELOW_ITS_USE)
 def test_any_program_migrates_parses_and_is_stable(program):
     ast.parse(program)  # the strategy's promise
     first = migrate_code(program, path="generated.py")

@@ -324,8 +324,20 @@ def _all_fed(write, old: dict) -> bool:
 
 
 def _same_bits(old: np.ndarray, new: np.ndarray) -> bool:
-    """Equal to the bit (a NaN equal to a NaN: a metric's 0/0 before any update)."""
-    return old.dtype == new.dtype and old.tobytes() == new.tobytes()
+    """Equal to the bit (a NaN equal to a NaN: a metric's 0/0 before any update),
+    but for the sign of a zero: in a Session, ``0.0 * w`` for a negative ``w`` (a
+    weight decay of 0) is 0.0 on TF 2.15 and -0.0 on TF 2.21, the same number to
+    what follows."""
+    if old.dtype != new.dtype:
+        return False
+    if old.tobytes() == new.tobytes():
+        return True
+    if old.dtype.kind != "f":
+        return False
+    signed_zeros = (old == 0) & (new == 0)
+    return np.array_equal(
+        np.where(signed_zeros, 0, old), np.where(signed_zeros, 0, new), equal_nan=True
+    )
 
 
 def _relative_change(new: np.ndarray, old: np.ndarray) -> float:

@@ -103,3 +103,27 @@ def test_contrib_summaries_keep_tf_1_15_rules(tmp_path, eager_global_step):
         "explicit_step": [[3, 2.0]],
         "on_even_steps": [[8, 4.0]],
     }
+
+
+def test_greedy_load_balancing_puts_each_variable_on_the_least_loaded_ps_task():
+    """tf.contrib.training.GreedyLoadBalancingStrategy with byte_size_load_fn, as
+    replica_device_setter's ps_strategy: the 400 bytes of ``a`` to task 0, then ``b``
+    (8) and ``c`` (400) to the lighter task 1, then ``d`` (4) to task 0, now the
+    lighter one (400 against 408)."""
+    from runtime.contrib.device_setter import GreedyLoadBalancingStrategy, byte_size_load_fn
+
+    strategy = GreedyLoadBalancingStrategy(2, byte_size_load_fn)
+    with tf.Graph().as_default():
+        setter = tf.compat.v1.train.replica_device_setter(ps_tasks=2, ps_strategy=strategy)
+        with tf.compat.v1.device(setter):
+            shapes = {"a": [10, 10], "b": [2], "c": [10, 10], "d": []}
+            devices = {
+                name: tf.compat.v1.get_variable(name, shape).device
+                for name, shape in shapes.items()
+            }
+    assert devices == {
+        "a": "/job:ps/task:0",
+        "b": "/job:ps/task:1",
+        "c": "/job:ps/task:1",
+        "d": "/job:ps/task:0",
+    }

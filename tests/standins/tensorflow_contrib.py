@@ -10,6 +10,7 @@ import contrib_layers
 import contrib_lookup
 import contrib_metrics
 import contrib_mixed_precision
+import contrib_opt
 import contrib_optimize_loss
 import contrib_rnn
 import contrib_training
@@ -115,12 +116,25 @@ def install() -> None:
         },
     )
     crf = _module("tensorflow.contrib.crf", _public(contrib_crf))
+    opt = _module(
+        "tensorflow.contrib.opt",
+        {
+            name: getattr(contrib_opt, name)
+            for name in (
+                "AdamWOptimizer",
+                "LazyAdamOptimizer",
+                "MomentumWOptimizer",
+                "extend_with_decoupled_weight_decay",
+            )
+        },
+    )
     contrib = _module(
         "tensorflow.contrib",
         {
             "lookup": lookup,
             "rnn": rnn,
             "crf": crf,
+            "opt": opt,
             "tpu": tpu,
             "cluster_resolver": cluster_resolver,
             "summary": summary,
