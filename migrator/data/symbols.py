@@ -24,6 +24,9 @@ NAMESPACES = {
     "tensorflow.contrib.tpu": "estimator.tpu",
     "tensorflow.contrib.tpu.python.tpu.tpu_estimator": "estimator.tpu",
     "tensorflow.contrib.tpu.python.tpu.tpu_config": "estimator.tpu",
+    # TF 1.13-1.15 re-exported tensorflow-estimator's TPU modules here too
+    "tensorflow.python.tpu.tpu_estimator": "estimator.tpu",
+    "tensorflow.python.tpu.tpu_config": "estimator.tpu",
     "npu_bridge.estimator.npu.npu_estimator": "npu",
     "npu_bridge.estimator.npu.npu_config": "npu",
     "npu_bridge.npu_init": "npu",
@@ -637,6 +640,32 @@ def removed_in_tf2(qualified_name: str) -> str | None:
     return _tf1_tables()["removed"].get(qualified_name)
 
 
+# TensorFlow's private names (``tensorflow.python.*``) that TF 1 code used and that
+# TensorFlow 2.21 no longer has there, by the public name it has for the same thing.
+PRIVATE_TWINS = {
+    # TF 1's nest.is_sequence, renamed is_nested (same test: list, tuple, dict,
+    # namedtuple or attrs instance, never a string) and exported as tf.nest.is_nested
+    "tensorflow.python.util.nest.is_sequence": "tensorflow.nest.is_nested",
+    # moved to framework.tensor_conversion_registry; public since TF 1.x
+    "tensorflow.python.framework.ops.register_tensor_conversion_function": (
+        "tensorflow.register_tensor_conversion_function"
+    ),
+    # TF 1.14-1.15's feature_column_lib re-exported the Keras layer for v2 columns
+    "tensorflow.python.feature_column.feature_column_lib.DenseFeatures": (
+        "tensorflow.keras.layers.DenseFeatures"
+    ),
+}
+# ... and private names TensorFlow removed with nothing in their place: why, and
+# what to write instead.
+PRIVATE_REMOVED = {
+    "tensorflow.python.framework.ops.register_dense_tensor_like_type": (
+        "removed in TensorFlow 2.3, which converts a registered type to a tensor "
+        "through register_tensor_conversion_function alone",
+        "delete the call and keep the type's tf.register_tensor_conversion_function",
+    ),
+}
+
+
 # Single symbols outside the Estimator namespaces that the runtime replaces:
 # TF1's CrossShardOptimizer calls TPU-only ops (cross_replica_sum); the runtime's
 # sums across tf.distribute replicas instead.
@@ -742,7 +771,14 @@ _ACTED_ON_NAMESPACES = frozenset(
 
 @functools.cache
 def _prefixes_of_names_acted_on() -> frozenset[str]:
-    names = [*tf1_renames(), *tf1_modules(), *_tf1_tables()["removed"], *RUNTIME_REPLACEMENTS]
+    names = [
+        *tf1_renames(),
+        *tf1_modules(),
+        *_tf1_tables()["removed"],
+        *RUNTIME_REPLACEMENTS,
+        *PRIVATE_TWINS,
+        *PRIVATE_REMOVED,
+    ]
     return frozenset(
         ".".join(parts[:end])
         for name in names

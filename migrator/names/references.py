@@ -1,6 +1,12 @@
 """The names a (migrated) module reaches in TensorFlow, the runtime and the other
 packages ``migrate --verify`` checks: every outermost dotted reference whose import
-resolves there, and every import statement from there, with its position."""
+resolves there, and every import statement from there, with its position.
+
+A name reached in the body of a ``try`` whose handlers catch a failed lookup
+(``ImportError``, ``AttributeError``, ``Exception``, a bare ``except``) is not
+checked: the program falls back where it is missing, as real TF 1 code did across
+TensorFlow versions (``try: from tensorflow.python.ops.rnn_cell_impl import _Linear``
+``except ImportError: ...``)."""
 
 from __future__ import annotations
 
@@ -13,6 +19,11 @@ from migrator.names.import_scopes import import_scopes
 from migrator.names.scopes import FullScopes, Scopes
 from migrator.source.parsing import parse_with_libcst
 from migrator.source.positions import Locator, attribute_key
+
+# The exceptions a missing module or attribute raises, and their bases.
+_LOOKUP_ERRORS = frozenset(
+    {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"}
+)
 
 CHECKED_ROOTS = frozenset(
     {"tensorflow", "runtime", "tf_keras", "npu_bridge", "tensorflow_estimator"}
@@ -41,7 +52,18 @@ class _Collector(cst.CSTVisitor):
         self._scopes = scopes
         self._inner: set[int] = set()
         self._seen: dict[tuple, int] = {}
+        self._guards: list[bool] = []  # per enclosing try body: whether it catches a lookup
         self.found: list[tuple[str, tuple]] = []
+
+    def visit_Try_body(self, node: cst.Try) -> None:
+        self._guards.append(any(_catches_lookup_errors(h) for h in node.handlers))
+
+    def leave_Try_body(self, node: cst.Try) -> None:
+        self._guards.pop()
+
+    def _add(self, name: str, where: tuple) -> None:
+        if not any(self._guards):
+            self.found.append((name, where))
 
     def _occurrence(self, key: tuple) -> tuple:
         self._seen[key] = self._seen.get(key, 0) + 1
@@ -55,7 +77,7 @@ class _Collector(cst.CSTVisitor):
         where = self._occurrence(attribute_key(node))
         name = self._scopes.qualified(node)
         if name is not None and name.split(".")[0] in CHECKED_ROOTS:
-            self.found.append((name, where))
+            self._add(name, where)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = get_full_name_for_node(node.module) if node.module else ""
@@ -63,12 +85,27 @@ class _Collector(cst.CSTVisitor):
         if node.relative or module.split(".")[0] not in CHECKED_ROOTS:
             return
         if isinstance(node.names, cst.ImportStar):
-            self.found.append((module, where))
+            self._add(module, where)
             return
         for alias in node.names:
-            self.found.append((f"{module}.{get_full_name_for_node(alias.name)}", where))
+            self._add(f"{module}.{get_full_name_for_node(alias.name)}", where)
 
     def visit_Import(self, node: cst.Import) -> None:
         names = [get_full_name_for_node(alias.name) for alias in node.names]
         where = self._occurrence(("import", ",".join(names)))
-        self.found += [(name, where) for name in names if name.split(".")[0] in CHECKED_ROOTS]
+        for name in names:
+            if name.split(".")[0] in CHECKED_ROOTS:
+                self._add(name, where)
+
+
+def _catches_lookup_errors(handler: cst.ExceptHandler) -> bool:
+    """Whether ``except ...:`` catches an ImportError or an AttributeError."""
+    if handler.type is None:
+        return True
+    caught = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    for element in caught:
+        value = element.value if isinstance(element, cst.Element) else element
+        name = get_full_name_for_node(value) or ""
+        if name.rsplit(".", 1)[-1] in _LOOKUP_ERRORS:
+            return True
+    return False

@@ -336,16 +336,7 @@ class MigrateTransformer(cst.CSTTransformer):
         if not qualified.startswith("tensorflow."):
             return updated
         if qualified.startswith("tensorflow.python."):
-            root = _root(original)
-            if self._scopes.qualified(root) == "tensorflow":  # else its import was reported
-                self._report(
-                    original,
-                    "MIG108",
-                    f"{_short(qualified)} is TensorFlow's private API, which changes between "
-                    "releases",
-                    "prefer the public API; `migrate --verify` checks it exists in your TensorFlow",
-                )
-            return updated
+            return self._private_reference(original, updated, qualified)
         first_use = self.edits.first_v1_layers_use is None
         if qualified.startswith(symbols.V1_LAYERS) and "MIG202" in self.enabled and first_use:
             self.edits.first_v1_layers_use = self._statement_key
@@ -380,6 +371,35 @@ class MigrateTransformer(cst.CSTTransformer):
                 f"{_short(qualified)} has no TensorFlow 2 equivalent; left unchanged",
                 symbols.INSTEAD.get(qualified, "rewrite it by hand"),
                 names=(qualified,),
+            )
+        return updated
+
+    def _private_reference(self, original, updated, qualified: str):
+        """A name of TensorFlow's private API: its public twin where TF 2 moved it,
+        reported where TF removed it, else left to ``--verify`` (warned once, at
+        the chain's ``tensorflow`` root; an import of a private module is warned
+        at the import)."""
+        twin = symbols.PRIVATE_TWINS.get(qualified)
+        if twin is not None:
+            if "MIG202" not in self.enabled:
+                return updated
+            return self._tensorflow_reference(original, updated, qualified, twin)
+        if qualified in symbols.PRIVATE_REMOVED:
+            why, instead = symbols.PRIVATE_REMOVED[qualified]
+            self._report(
+                original,
+                "MIG104",
+                f"{_short(qualified)} was {why}; left unchanged",
+                instead,
+                names=(qualified,),
+            )
+            return updated
+        if self._scopes.qualified(_root(original)) == "tensorflow":
+            self._report(
+                original,
+                "MIG108",
+                f"{_short(qualified)} is TensorFlow's private API, which changes between releases",
+                "prefer the public API; `migrate --verify` checks it exists in your TensorFlow",
             )
         return updated
 
@@ -662,7 +682,7 @@ class MigrateTransformer(cst.CSTTransformer):
         """TensorFlow's private API, imported: it changes between releases."""
         private = [
             m
-            for m in _imported_modules(node)
+            for m in _imported_names(node)
             if (m == "tensorflow.python" or m.startswith("tensorflow.python."))
             and symbols.canonical(m) is None  # the Estimator's private paths are converted
         ]
@@ -856,6 +876,17 @@ def migrate_module(
         locator, FullScopes(module), path=path, enabled=enabled, part=part
     )
     return module.visit(transformer), transformer
+
+
+def _imported_names(node: cst.CSTNode) -> list[str]:
+    """What an import statement binds, absolute (``module.name`` of a from-import)."""
+    if isinstance(node, cst.ImportFrom) and isinstance(node.names, Sequence):
+        return [
+            f"{module}.{get_full_name_for_node(alias.name)}"
+            for module in _imported_modules(node)
+            for alias in node.names
+        ]
+    return _imported_modules(node)
 
 
 def _imported_modules(node: cst.CSTNode) -> list[str]:

@@ -100,3 +100,36 @@ def test_a_private_module_alias_is_verified_at_each_use(tmp_path):
         f"{path}:6:12:",
     ], result.output
     assert len(lines_with("MIG108", result.output)) == 1
+
+
+def test_a_name_looked_up_where_the_program_falls_back_is_not_reported(tmp_path):
+    """DeepCTR's way of running on several TensorFlows: a private name looked up in
+    a ``try`` whose handler catches the failed lookup has a fallback; the same
+    lookup elsewhere, or under a handler that catches something else, has none."""
+    path = tmp_path / "layers.py"
+    path.write_text(
+        "import tensorflow as tf\n"
+        "from tensorflow.python.ops import rnn_cell_impl\n"
+        "\n"
+        "try:\n"
+        "    from tensorflow.python.ops.rnn_cell_impl import _Linear\n"
+        "except ImportError:\n"
+        "    _Linear = None\n"
+        "try:\n"
+        "    like_rnncell = rnn_cell_impl._like_rnncell\n"
+        "except (KeyError, AttributeError):\n"
+        "    like_rnncell = None\n"
+        "try:\n"
+        "    like_rnncell = rnn_cell_impl._like_rnncell\n"
+        "except KeyError:\n"
+        "    like_rnncell = None\n"
+        "try:\n"
+        "    pass\n"
+        "except ImportError:\n"
+        "    like_rnncell = rnn_cell_impl._like_rnncell\n"
+    )
+    result = run("--check", path)
+    assert [line.split(" MIG105")[0] for line in lines_with("MIG105", result.output)] == [
+        f"{path}:13:20:",
+        f"{path}:19:20:",
+    ], result.output
