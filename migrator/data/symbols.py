@@ -134,7 +134,9 @@ _CONTRIB_OPT = (
 # tf.contrib.rnn's names the runtime ports (the core cells go to tf.compat.v1.nn.rnn_cell)
 _CONTRIB_RNN = (
     "FusedRNNCellAdaptor",
+    "LSTMBlockCell",
     "LSTMBlockFusedCell",
+    "LayerNormBasicLSTMCell",
     "TimeReversedFusedRNN",
     "stack_bidirectional_dynamic_rnn",
 )

@@ -36,6 +36,7 @@ KERNEL_DRIFT = {
     "tf1_bilstm_crf": {"BlockLSTM", "Reciprocal"},
     "tf1_contrib_opt_embeddings": {"Reciprocal", "Sigmoid"},  # as custom_v1_head
     "tf1_contrib_optimize_loss_metrics": {"Reciprocal"},
+    "tf1_melody_rnn_cells": {"Sigmoid", "Tanh"},  # the LayerNormBasicLSTMCell gates
     "tf1_session_hooks": {"Tanh"},
     "tpu_bert_classifier_cpu": {"Tanh"},  # the pooler
     "v1_summaries": {"Reciprocal", "Sigmoid"},
@@ -44,7 +45,7 @@ KERNEL_DRIFT = {
 
 # Programs written for TF 1 whose graphs hold TF 1 loops (kernel_drift.CONTROL_FLOW):
 # their bit-for-bit reference is the legacy program with TF 2's control flow.
-CONTROL_FLOW_V1 = {"tf1_bilstm_crf"}
+CONTROL_FLOW_V1 = {"tf1_bilstm_crf", "tf1_melody_rnn_cells"}
 
 # Fixtures whose loss-scale optimizer skips steps: their summaries' step labels
 # differ on the skipped runs only (harness.assert_skipped_step_labels).

@@ -58,9 +58,12 @@ _READS = (
 # past seq_len_max are whatever memory held (its cs and h are zeroed there); only
 # its gradient reads them, up to seq_len_max
 _UNDEFINED_OUTPUTS = {"BlockLSTM": (0, 2, 3, 4, 5), "BlockLSTMV2": (0, 2, 3, 4, 5)}
-# TF 1's control flow: the ops a cond branch or a loop body starts and ends with
+# TF 1's control flow: the ops a cond branch or a loop body starts with
 _ENTERING = ("Switch", "RefSwitch", "Enter", "RefEnter")
-_LEAVING = ("Merge", "RefMerge", "Exit", "RefExit")
+# and the ops that only pass a value on between frames, which compute nothing (a
+# loop's Exit fetched alone runs the loop without what it waits for: a TF 1
+# gradient loop's counter then fails with "has inputs from different frames")
+_PASSES_ON = ("Exit", "RefExit", "Enter", "RefEnter", "NextIteration", "LoopCond")
 # Ops that pass a reference variable on (TF 1 control flow) without writing it
 _PASS_REFERENCES = ("RefSwitch", "RefMerge", "RefIdentity", "RefEnter", "RefExit", "RefSelect")
 
@@ -183,8 +186,12 @@ def _session(graph: tf.Graph, checkpoint: str):
             *graph.get_collection(tf.compat.v1.GraphKeys.LOCAL_INIT_OP),
             *(op for op in graph.get_operations() if op.type == "MakeIterator"),
         ]
+    # no constant folding: every op computes with its own kernel here (and folding
+    # a TF 1 gradient loop's counters apart from the probe's cut control edges
+    # leaves a graph that cannot run: "has inputs from different frames")
     rewrite = rewriter_config_pb2.RewriterConfig(
-        meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE
+        meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE,
+        constant_folding=rewriter_config_pb2.RewriterConfig.OFF,
     )
     config = tf.compat.v1.ConfigProto(
         allow_soft_placement=True, graph_options=tf.compat.v1.GraphOptions(rewrite_options=rewrite)
@@ -200,7 +207,7 @@ def _computes(op) -> bool:
     with (a variable's own snapshot, which nothing uses, is left out), outside a TF 1
     ``tf.cond`` branch or ``tf.while_loop`` body and its switches (whose tensors a run
     cannot fetch)."""
-    if op.type in _HOLDS_STATE or op.name.startswith("save"):
+    if op.type in _HOLDS_STATE or op.type in _PASSES_ON or op.name.startswith("save"):
         return False
     if op._get_control_flow_context() is not None:
         return False
@@ -221,19 +228,29 @@ def _in_control_flow(ops) -> set:
     fetch them: the branch not taken is dead, a loop body's tensors live in its
     frame)."""
     seeds = {op.name for op in ops if op.type in _ENTERING}
-    return _downstream(ops, seeds, control_edges=True, leaving=_LEAVING)
+    return _downstream(ops, seeds, control_edges=True, leaves=_leaves_control_flow)
 
 
-def _downstream(ops, seeds: set, *, control_edges: bool, leaving=()) -> set:
+def _leaves_control_flow(op) -> bool:
+    """An Exit, or the Merge that ends a cond; a loop's Merge (fed back by its
+    NextIteration) starts each iteration inside the loop's frame."""
+    if op.type in ("Exit", "RefExit"):
+        return True
+    return op.type in ("Merge", "RefMerge") and not any(
+        t.op.type in ("NextIteration", "RefNextIteration") for t in op.inputs
+    )
+
+
+def _downstream(ops, seeds: set, *, control_edges: bool, leaves=lambda op: False) -> set:
     """``seeds`` and the names of the ops whose inputs (and, with
-    ``control_edges``, control inputs) come from one of them, but ops of the types
-    ``leaving``."""
+    ``control_edges``, control inputs) come from one of them, but ops that
+    ``leaves``."""
     marked = set(seeds)
     grew = True
     while grew:  # until no op is added (TF 1 while loops have back edges)
         before = len(marked)
         for op in ops:
-            if op.name in marked or op.type in leaving:
+            if op.name in marked or leaves(op):
                 continue
             sources = [t.op for t in op.inputs]
             if control_edges:

@@ -1,18 +1,23 @@
 """``tf.contrib.rnn`` for the legacy side, from TF 1.15's
-``contrib/rnn/python/ops/lstm_ops.py`` and ``fused_rnn_cell.py``: the fused LSTM
+``contrib/rnn/python/ops/lstm_ops.py``, ``rnn_cell.py`` and ``fused_rnn_cell.py``:
+the one-step ``LSTMBlockCell`` (with the gradient contrib registered) and
+``LayerNormBasicLSTMCell``, the fused LSTM
 (one ``BlockLSTM`` kernel over the sequence, a ``tf.layers`` layer with
 ``kernel`` and ``bias``), the time-reversed wrapper, and TF 1.15's re-exports of
 the core cells (``tensorflow.python.ops.rnn_cell``) and stacked bidirectional
 RNNs (``contrib/rnn/python/ops/rnn.py``)."""
 
+import contrib_layers
 import tensorflow as tf
 from tensorflow.python.framework import dtypes, ops, tensor_shape
 from tensorflow.python.ops import (
     array_ops,
     array_ops_stack,
+    gen_nn_ops,
     gen_rnn_ops,
     init_ops,
     math_ops,
+    nn_ops,
     rnn,
     variable_scope,
 )
@@ -171,3 +176,147 @@ def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_f
             states_fw.append(state_fw)
             states_bw.append(state_bw)
     return prev_layer, tuple(states_fw), tuple(states_bw)
+
+
+class LSTMBlockCell(tf.compat.v1.nn.rnn_cell.RNNCell):
+    """TF 1.15's ``lstm_ops.LSTMBlockCell``: a ``LayerRNNCell`` over the
+    ``LSTMBlockCell`` kernel."""
+
+    def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
+                 dtype=None, reuse=None, name="lstm_cell"):  # fmt: skip
+        super().__init__(_reuse=reuse, dtype=dtype, name=name)
+        self._num_units = num_units
+        self._forget_bias = forget_bias
+        self._use_peephole = use_peephole
+        self._cell_clip = cell_clip if cell_clip is not None else -1
+        self.input_spec = tf.compat.v1.layers.InputSpec(ndim=2)
+
+    def __call__(self, inputs, state, scope=None, *args, **kwargs):
+        # rnn_cell_impl.LayerRNNCell.__call__
+        return tf.compat.v1.layers.Layer.__call__(self, inputs, state, *args, scope=scope, **kwargs)
+
+    @property
+    def state_size(self):
+        return tf.compat.v1.nn.rnn_cell.LSTMStateTuple(self._num_units, self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        if not tensor_shape.dimension_value(inputs_shape[1]):
+            raise ValueError(f"Expecting inputs_shape[1] to be set: {inputs_shape}")
+        input_size = tensor_shape.dimension_value(inputs_shape[1])
+        self._kernel = self.add_variable("kernel", [input_size + self._num_units,
+                                                    self._num_units * 4])  # fmt: skip
+        self._bias = self.add_variable("bias", [self._num_units * 4],
+                                       initializer=init_ops.constant_initializer(0.0))  # fmt: skip
+        if self._use_peephole:
+            self._w_i_diag = self.add_variable("w_i_diag", [self._num_units])
+            self._w_f_diag = self.add_variable("w_f_diag", [self._num_units])
+            self._w_o_diag = self.add_variable("w_o_diag", [self._num_units])
+        self.built = True
+
+    def call(self, inputs, state):
+        if len(state) != 2:
+            raise ValueError("Expecting state to be a tuple with length 2.")
+        if self._use_peephole:
+            wci, wcf, wco = self._w_i_diag, self._w_f_diag, self._w_o_diag
+        else:
+            wci = wcf = wco = array_ops.zeros([self._num_units], dtype=self.dtype)
+        (cs_prev, h_prev) = state
+        (_, cs, _, _, _, _, h) = gen_rnn_ops.lstm_block_cell(
+            x=inputs, cs_prev=cs_prev, h_prev=h_prev, w=self._kernel, wci=wci, wcf=wcf,
+            wco=wco, b=self._bias, forget_bias=self._forget_bias, cell_clip=self._cell_clip,
+            use_peephole=self._use_peephole)  # fmt: skip
+        return h, tf.compat.v1.nn.rnn_cell.LSTMStateTuple(cs, h)
+
+
+@ops.RegisterGradient("LSTMBlockCell")
+def _LSTMBlockCellGrad(op, *grad):
+    """lstm_ops._LSTMBlockCellGrad (TF 2.15, like TF 2.21, has no gradient for it)."""
+    (x, cs_prev, h_prev, w, wci, wcf, wco, b) = op.inputs
+    (i, cs, f, o, ci, co, _) = op.outputs
+    (_, cs_grad, _, _, _, _, h_grad) = grad
+    batch_size = tensor_shape.dimension_value(x.get_shape().with_rank(2)[0])
+    if batch_size is None:
+        batch_size = -1
+    input_size = tensor_shape.dimension_value(x.get_shape().with_rank(2)[1])
+    cell_size = tensor_shape.dimension_value(cs_prev.get_shape().with_rank(2)[1])
+    (cs_prev_grad, dicfo, wci_grad, wcf_grad, wco_grad) = gen_rnn_ops.lstm_block_cell_grad(
+        x=x, cs_prev=cs_prev, h_prev=h_prev, w=w, wci=wci, wcf=wcf, wco=wco, b=b, i=i, cs=cs,
+        f=f, o=o, ci=ci, co=co, cs_grad=cs_grad, h_grad=h_grad,
+        use_peephole=op.get_attr("use_peephole"))  # fmt: skip
+    xh_grad = math_ops.matmul(dicfo, w, transpose_b=True)
+    x_grad = array_ops.slice(xh_grad, (0, 0), (batch_size, input_size))
+    h_prev_grad = array_ops.slice(xh_grad, (0, input_size), (batch_size, cell_size))
+    xh = array_ops.concat([x, h_prev], 1)
+    w_grad = math_ops.matmul(xh, dicfo, transpose_a=True)
+    b_grad = gen_nn_ops.bias_add_grad(dicfo)
+    return (x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad)
+
+
+class LayerNormBasicLSTMCell(tf.compat.v1.nn.rnn_cell.RNNCell):
+    """TF 1.15's ``contrib/rnn/python/ops/rnn_cell.py`` LayerNormBasicLSTMCell, with
+    contrib.layers' layer_norm (tests/standins/contrib_layers.py)."""
+
+    def __init__(self, num_units, forget_bias=1.0, input_size=None, activation=math_ops.tanh,
+                 layer_norm=True, norm_gain=1.0, norm_shift=0.0, dropout_keep_prob=1.0,
+                 dropout_prob_seed=None, reuse=None):  # fmt: skip
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._activation = activation
+        self._forget_bias = forget_bias
+        self._keep_prob = dropout_keep_prob
+        self._seed = dropout_prob_seed
+        self._layer_norm = layer_norm
+        self._norm_gain = norm_gain
+        self._norm_shift = norm_shift
+        self._reuse = reuse
+
+    @property
+    def state_size(self):
+        return tf.compat.v1.nn.rnn_cell.LSTMStateTuple(self._num_units, self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def _norm(self, inp, scope, dtype=dtypes.float32):
+        shape = inp.get_shape()[-1:]
+        with variable_scope.variable_scope(scope):
+            variable_scope.get_variable("gamma", shape=shape, dtype=dtype,
+                                        initializer=init_ops.constant_initializer(self._norm_gain))  # fmt: skip
+            variable_scope.get_variable("beta", shape=shape, dtype=dtype,
+                                        initializer=init_ops.constant_initializer(self._norm_shift))  # fmt: skip
+        return contrib_layers.layer_norm(inp, reuse=True, scope=scope)
+
+    def _linear(self, args):
+        out_size = 4 * self._num_units
+        proj_size = args.get_shape()[-1]
+        weights = variable_scope.get_variable("kernel", [proj_size, out_size], dtype=args.dtype)
+        out = math_ops.matmul(args, weights)
+        if not self._layer_norm:
+            bias = variable_scope.get_variable("bias", [out_size], dtype=args.dtype)
+            out = nn_ops.bias_add(out, bias)
+        return out
+
+    def call(self, inputs, state):
+        c, h = state
+        args = array_ops.concat([inputs, h], 1)
+        concat = self._linear(args)
+        dtype = args.dtype
+        i, j, f, o = array_ops.split(value=concat, num_or_size_splits=4, axis=1)
+        if self._layer_norm:
+            i = self._norm(i, "input", dtype=dtype)
+            j = self._norm(j, "transform", dtype=dtype)
+            f = self._norm(f, "forget", dtype=dtype)
+            o = self._norm(o, "output", dtype=dtype)
+        g = self._activation(j)
+        if (not isinstance(self._keep_prob, float)) or self._keep_prob < 1:
+            g = tf.compat.v1.nn.dropout(g, self._keep_prob, seed=self._seed)
+        new_c = c * math_ops.sigmoid(f + self._forget_bias) + math_ops.sigmoid(i) * g
+        if self._layer_norm:
+            new_c = self._norm(new_c, "state", dtype=dtype)
+        new_h = self._activation(new_c) * math_ops.sigmoid(o)
+        return new_h, tf.compat.v1.nn.rnn_cell.LSTMStateTuple(new_c, new_h)

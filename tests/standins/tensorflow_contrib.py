@@ -108,7 +108,9 @@ def install() -> None:
             **{
                 name: getattr(contrib_rnn, name)
                 for name in (
+                    "LSTMBlockCell",
                     "LSTMBlockFusedCell",
+                    "LayerNormBasicLSTMCell",
                     "TimeReversedFusedRNN",
                     "stack_bidirectional_dynamic_rnn",
                 )

@@ -1,0 +1,132 @@
+"""tf.contrib.rnn's LSTMBlockCell and LayerNormBasicLSTMCell on the runtime: the
+variable names TF 1.15's checkpoints hold, one step against the LSTM equations
+computed in numpy, and LSTMBlockCell's gradient (TF 2 ships the kernel without
+one) against the same step built from ordinary ops. Bit for bit against TF 1.15's
+cells in a whole program: fixtures/equivalence/tf1_melody_rnn_cells."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from runtime.contrib.rnn import LayerNormBasicLSTMCell, LSTMBlockCell
+
+BATCH, INPUT, UNITS = 3, 4, 5
+_random = np.random.RandomState(11)
+X = _random.randn(BATCH, INPUT).astype(np.float32)
+C = _random.randn(BATCH, UNITS).astype(np.float32)
+H = _random.randn(BATCH, UNITS).astype(np.float32)
+KERNEL = _random.randn(INPUT + UNITS, 4 * UNITS).astype(np.float32) * 0.5
+BIAS = _random.randn(4 * UNITS).astype(np.float32) * 0.1
+PEEPHOLES = _random.randn(3, UNITS).astype(np.float32) * 0.5
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def layer_norm(x):
+    mean = x.mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-12)
+
+
+@pytest.fixture
+def graph():
+    with tf.Graph().as_default() as graph:
+        yield graph
+
+
+def run_step(cell, variables: dict, *, gradients_of=()):
+    """One step of ``cell`` in dynamic_rnn's scope, its variables set to ``variables``
+    (by their names' last parts): ``(h, c, {name: gradient of sum(h) + sum(c)})``."""
+    x, state = tf.constant(X), tf.compat.v1.nn.rnn_cell.LSTMStateTuple(tf.constant(C), H)
+    with tf.compat.v1.variable_scope("rnn"):
+        h, new_state = cell(x, state)
+    cell_variables = {v.op.name: v for v in tf.compat.v1.global_variables()}
+    targets = {name: cell_variables[name] for name in gradients_of}
+    grads = tf.gradients(tf.reduce_sum(h) + tf.reduce_sum(new_state.c), [x, *targets.values()])
+    with tf.compat.v1.Session() as session:
+        for name, variable in cell_variables.items():
+            variable.load(variables[name.split("/", 2)[-1]], session)
+        values = session.run([h, new_state.c, grads])
+    return values[0], values[1], dict(zip(["x", *targets], values[2], strict=True))
+
+
+def test_lstm_block_cell_names_its_variables_as_tf_1_15(graph):
+    cell = LSTMBlockCell(UNITS, use_peephole=True)
+    with tf.compat.v1.variable_scope("rnn"):
+        cell(tf.constant(X), (tf.constant(C), tf.constant(H)))
+    shapes = {v.op.name: v.shape.as_list() for v in tf.compat.v1.global_variables()}
+    assert shapes == {
+        "rnn/lstm_cell/kernel": [INPUT + UNITS, 4 * UNITS],
+        "rnn/lstm_cell/bias": [4 * UNITS],
+        "rnn/lstm_cell/w_i_diag": [UNITS],
+        "rnn/lstm_cell/w_f_diag": [UNITS],
+        "rnn/lstm_cell/w_o_diag": [UNITS],
+    }
+
+
+def test_lstm_block_cell_steps_as_the_lstm_equations_with_peepholes_and_clip(graph):
+    cell = LSTMBlockCell(UNITS, forget_bias=0.7, use_peephole=True, cell_clip=0.5)
+    values = {"kernel": KERNEL, "bias": BIAS, "w_i_diag": PEEPHOLES[0]}
+    values.update(w_f_diag=PEEPHOLES[1], w_o_diag=PEEPHOLES[2])
+    h, c, _ = run_step(cell, values)
+    i, ci, f, o = np.split(np.concatenate([X, H], 1) @ KERNEL + BIAS, 4, axis=1)
+    expected_c = np.clip(
+        sigmoid(f + 0.7 + C * PEEPHOLES[1]) * C + sigmoid(i + C * PEEPHOLES[0]) * np.tanh(ci),
+        -0.5,
+        0.5,
+    )
+    expected_h = sigmoid(o + expected_c * PEEPHOLES[2]) * np.tanh(expected_c)
+    np.testing.assert_allclose(c, expected_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h, expected_h, rtol=1e-5, atol=1e-6)
+
+
+def test_lstm_block_cell_gradient_is_the_gradient_of_the_same_step_in_ordinary_ops(graph):
+    names = ("rnn/lstm_cell/kernel", "rnn/lstm_cell/bias")
+    _, _, block = run_step(
+        LSTMBlockCell(UNITS), {"kernel": KERNEL, "bias": BIAS}, gradients_of=names
+    )
+    with tf.Graph().as_default():
+        x, kernel, bias = tf.constant(X), tf.constant(KERNEL), tf.constant(BIAS)
+        gates = tf.matmul(tf.concat([x, H], 1), kernel) + bias
+        i, ci, f, o = tf.split(gates, 4, axis=1)
+        c = tf.sigmoid(f + 1.0) * C + tf.sigmoid(i) * tf.tanh(ci)
+        h = tf.sigmoid(o) * tf.tanh(c)
+        reference = tf.gradients(tf.reduce_sum(h) + tf.reduce_sum(c), [x, kernel, bias])
+        with tf.compat.v1.Session() as session:
+            expected = session.run(reference)
+    for got, want in zip([block["x"], *(block[name] for name in names)], expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_layer_norm_basic_lstm_cell_names_its_variables_as_tf_1_15(graph):
+    cell = LayerNormBasicLSTMCell(UNITS)
+    with tf.compat.v1.variable_scope("rnn"):
+        cell(tf.constant(X), (tf.constant(C), tf.constant(H)))
+    names = sorted(v.op.name for v in tf.compat.v1.global_variables())
+    prefix = "rnn/layer_norm_basic_lstm_cell"
+    assert names == sorted(
+        [f"{prefix}/kernel"]
+        + [
+            f"{prefix}/{part}/{parameter}"
+            for part in ("input", "transform", "forget", "output", "state")
+            for parameter in ("gamma", "beta")
+        ]
+    )
+
+
+def test_layer_norm_basic_lstm_cell_steps_as_its_equations(graph):
+    cell = LayerNormBasicLSTMCell(UNITS, forget_bias=0.5, norm_gain=1.5, norm_shift=0.25)
+    values = {"kernel": KERNEL}
+    for part in ("input", "transform", "forget", "output", "state"):
+        values[f"{part}/gamma"] = np.full([UNITS], 1.5, np.float32)
+        values[f"{part}/beta"] = np.full([UNITS], 0.25, np.float32)
+    h, c, _ = run_step(cell, values)
+    i, j, f, o = (
+        1.5 * layer_norm(gate) + 0.25
+        for gate in np.split(np.concatenate([X, H], 1) @ KERNEL, 4, axis=1)
+    )
+    expected_c = 1.5 * layer_norm(C * sigmoid(f + 0.5) + sigmoid(i) * np.tanh(j)) + 0.25
+    expected_h = np.tanh(expected_c) * sigmoid(o)
+    np.testing.assert_allclose(c, expected_c, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h, expected_h, rtol=1e-4, atol=1e-5)
