@@ -39,6 +39,7 @@ NAMESPACES = {
     "tensorflow.contrib.summary": "contrib.summary",
     "tensorflow.contrib.lookup": "contrib.lookup",
     "tensorflow.contrib.crf": "contrib.crf",
+    "tensorflow.contrib.predictor": "contrib.predictor",
 }
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
@@ -306,6 +307,8 @@ RUNTIME_SYMBOLS = frozenset(
         *(f"contrib.opt.{name}" for name in _CONTRIB_OPT),
         "contrib.distribute",
         "contrib.distribute.MirroredStrategy",
+        "contrib.predictor",
+        "contrib.predictor.from_saved_model",
     }
 )
 
@@ -334,6 +337,7 @@ RUNTIME_MODULES = frozenset(
         "contrib.opt",
         "contrib.distribute",
         "contrib.device_setter",
+        "contrib.predictor",
     }
 )
 
@@ -379,6 +383,7 @@ RUNTIME_ALIASES = {
     "contrib.opt": "contrib_opt",
     "contrib.distribute": "contrib_distribute",
     "contrib.device_setter": "contrib_device_setter",
+    "contrib.predictor": "contrib_predictor",
 }
 
 # tf.contrib symbols with an exact TF 2 equivalent (same signature, same numbers).
@@ -592,6 +597,14 @@ INSTEAD = {
         "under tf.distribute a variable created in the strategy's scope starts equal on "
         "every replica: drop the broadcast"
     ),
+    **{
+        f"contrib.predictor.{name}": (
+            "export the model with estimator.export_saved_model(export_dir_base, "
+            "serving_input_receiver_fn) and load the export with "
+            "predictor.from_saved_model(export_dir)"
+        )
+        for name in ("from_estimator", "from_contrib_estimator")
+    },
     "estimator.tpu.BatchConfig": (
         "BatchConfig batched TPU serving requests (model_fn_inference_on_tpu); export "
         "with export_saved_model and batch in TensorFlow Serving (--enable_batching)"

@@ -16,7 +16,12 @@ import tensorflow as tf
 if sys.argv[1] == "runtime":
     from runtime import estimator
     from runtime.estimator import tpu
+    from runtime.estimator.tpu import ExportSavedModelApiVersion
 else:
+    from tensorflow_estimator.python.estimator.tpu.tpu_estimator import (
+        ExportSavedModelApiVersion,
+    )
+
     estimator = tf.estimator
     tpu = tf.compat.v1.estimator.tpu
 
@@ -704,6 +709,19 @@ def tpu_rows():
         "TPUEstimator float train_batch_size": lambda: tpu_estimator(train_batch_size=1.0) and None,
         "TPUEstimator zero eval_batch_size": lambda: (
             tpu_estimator(train_batch_size=8, eval_batch_size=0) and None
+        ),
+        "TPUEstimator export API version V2": lambda: (
+            tpu_estimator(
+                train_batch_size=8, export_saved_model_api_version=ExportSavedModelApiVersion.V2
+            ).model_dir
+            is not None
+        ),
+        "TPUEstimator export API version 2": lambda: (
+            tpu_estimator(train_batch_size=8, export_saved_model_api_version=2).model_dir
+            is not None
+        ),
+        "TPUEstimator export API version 3": lambda: (
+            tpu_estimator(train_batch_size=8, export_saved_model_api_version=3) and None
         ),
         "TPUEstimator on CPU fractional steps": lambda: int(
             tpu_estimator(use_tpu=False, train_batch_size=1)

@@ -10,7 +10,7 @@ from tensorflow.python.tpu.tpu_function import get_tpu_context
 
 from runtime.estimator.tpu.cross_shard_optimizer import CrossShardOptimizer
 from runtime.estimator.tpu.tpu_config import InputPipelineConfig, RunConfig, TPUConfig
-from runtime.estimator.tpu.tpu_estimator import TPUEstimator
+from runtime.estimator.tpu.tpu_estimator import ExportSavedModelApiVersion, TPUEstimator
 from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
 
 # tf.contrib.tpu's asynchronous saver wrote the same checkpoints as the plain one;
@@ -22,6 +22,7 @@ bfloat16_scope = tf.compat.v1.tpu.bfloat16_scope
 __all__ = [
     "AsyncCheckpointSaverHook",
     "CrossShardOptimizer",
+    "ExportSavedModelApiVersion",
     "InputPipelineConfig",
     "RunConfig",
     "TPUConfig",

@@ -17,6 +17,7 @@ every step, scaffold_fn called once per graph).
 
 from __future__ import annotations
 
+import enum
 import functools
 import logging
 
@@ -39,6 +40,15 @@ from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec, device_sp
 log = logging.getLogger("tensorflow")
 
 RESERVED_PARAMS_KEYS = ["batch_size", "context"]
+
+
+class ExportSavedModelApiVersion(enum.Enum):
+    """TPUEstimator's ``export_saved_model_api_version``: V1 exported a TPU graph
+    built by model_fn on TPU, V2 one where model_fn calls
+    ``tpu.rewrite`` itself. The runtime exports the CPU graph either way."""
+
+    V1 = 1
+    V2 = 2
 
 
 class TPUEstimator(Estimator):
@@ -85,7 +95,9 @@ class TPUEstimator(Estimator):
                 "TPUEstimator(embedding_config_spec=...) (TPU embeddings) is not supported by "
                 "the runtime; use tf.compat.v1.nn.embedding_lookup on variables in model_fn."
             )
-        if export_saved_model_api_version not in (1, 2):
+        if not isinstance(
+            export_saved_model_api_version, ExportSavedModelApiVersion
+        ) and export_saved_model_api_version not in (1, 2):
             raise ValueError(
                 "export_saved_model_api_version should be 1 or 2; got "
                 f"{export_saved_model_api_version}."
