@@ -32,6 +32,11 @@ CODES = {
         Code("MIG108", "warning", "TensorFlow's private API (tensorflow.python)"),
         Code("MIG109", "error", "a program written for TF 1 with no entry point to run it as TF 1"),
         Code("MIG110", "error", "a hook uses Session API the runtime's hook session has not"),
+        Code(
+            "MIG111",
+            "warning",
+            "TF 1 left an order open that the runtime fixes: numbers may differ",
+        ),
     ]
 }
 

@@ -681,6 +681,25 @@ PRIVATE_REMOVED = {
 }
 
 
+# Runtime names whose TF 1 computation ran in an order TF 1 left open and the runtime
+# fixes (MIG111): what may differ, and where the docs say more.
+_DECOUPLED_DECAY_ORDER = (
+    "TF 1 ran the decoupled weight decay unordered with the forward pass (usually "
+    "first, so a step's loss saw the decayed weights); the runtime decays after the "
+    "forward pass, so with weight_decay > 0 its numbers differ from a typical TF 1 run",
+    "compare a few steps with the TF 1 run; docs/contrib.md, 'Order against the forward pass'",
+)
+ORDER_LEFT_OPEN = {
+    f"contrib.opt.{name}": _DECOUPLED_DECAY_ORDER
+    for name in (
+        "AdamWOptimizer",
+        "MomentumWOptimizer",
+        "DecoupledWeightDecayExtension",
+        "extend_with_decoupled_weight_decay",
+    )
+}
+
+
 # Single symbols outside the Estimator namespaces that the runtime replaces:
 # TF1's CrossShardOptimizer calls TPU-only ops (cross_replica_sum); the runtime's
 # sums across tf.distribute replicas instead.

@@ -197,7 +197,8 @@ class MigrateTransformer(cst.CSTTransformer):
 
     def _check_runtime_name(self, node, qualified: str) -> None:
         """Code already migrated: its runtime names must exist, on every run."""
-        if not symbols.available(qualified.removeprefix("runtime.")):
+        canonical = qualified.removeprefix("runtime.")
+        if not symbols.available(canonical):
             self._report(
                 node,
                 "MIG101",
@@ -205,6 +206,14 @@ class MigrateTransformer(cst.CSTTransformer):
                 "use the TensorFlow 2 API instead, or remove it",
                 names=(qualified,),
             )
+        self._report_order_left_open(node, canonical)
+
+    def _report_order_left_open(self, node, canonical: str) -> None:
+        """A runtime name whose TF 1 computation ran in an order TF 1 did not fix
+        (on every run, as the name stays in the code)."""
+        if canonical in symbols.ORDER_LEFT_OPEN:
+            why, instead = symbols.ORDER_LEFT_OPEN[canonical]
+            self._report(node, "MIG111", f"{canonical.rpartition('.')[2]}: {why}", instead)
 
     def _estimator_reference(self, original, updated, qualified: str, canonical: str):
         in_tf2 = symbols.contrib_tpu_in_tf2(qualified)
@@ -226,6 +235,7 @@ class MigrateTransformer(cst.CSTTransformer):
         if not symbols.available(canonical):
             self._report_not_in_runtime(node, qualified, canonical)
             return False
+        self._report_order_left_open(node, canonical)
         return True
 
     def _flavour_meant(self, qualified: str, canonical: str) -> str:

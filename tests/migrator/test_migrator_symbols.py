@@ -66,3 +66,27 @@ def test_migrator_never_imports_tensorflow():
         "sorted(m for m in sys.modules if m.startswith(('tensorflow', 'runtime')))\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_name_whose_order_tf1_left_open_is_warned_about_on_every_run():
+    """MIG111 stays with the code: the migrated file (``runtime.contrib.opt``), and
+    a from-import of the name, get it as the legacy spelling did."""
+    from migrator.migrate import migrate_code
+
+    legacy = (
+        "import tensorflow as tf\n"
+        "from tensorflow.contrib.opt import MomentumWOptimizer\n\n"
+        "adamw = tf.contrib.opt.AdamWOptimizer(1e-4, learning_rate=1e-3)\n"
+        "momentumw = MomentumWOptimizer(1e-4, 0.1, 0.9)\n"
+    )
+    first = migrate_code(legacy, path="train.py")
+    again = migrate_code(first.migrated, path="train.py")
+    assert [(d.line, d.code) for d in first.diagnostics] == [(2, "MIG111"), (4, "MIG111")]
+    lines = first.migrated.splitlines()
+    import_line = 1 + next(n for n, text in enumerate(lines) if "import MomentumWOptimizer" in text)
+    use_line = 1 + next(n for n, text in enumerate(lines) if "AdamWOptimizer(" in text)
+    assert [(d.line, d.code) for d in again.diagnostics] == [
+        (import_line, "MIG111"),
+        (use_line, "MIG111"),
+    ]
+    assert "runtime.contrib" in first.migrated and again.migrated == first.migrated
