@@ -40,6 +40,7 @@ NAMESPACES = {
     "tensorflow.contrib.lookup": "contrib.lookup",
     "tensorflow.contrib.crf": "contrib.crf",
     "tensorflow.contrib.predictor": "contrib.predictor",
+    "tensorflow.contrib.cudnn_rnn": "contrib.cudnn_rnn",
 }
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
@@ -309,6 +310,9 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.distribute.MirroredStrategy",
         "contrib.predictor",
         "contrib.predictor.from_saved_model",
+        "contrib.cudnn_rnn",
+        "contrib.cudnn_rnn.CudnnCompatibleGRUCell",
+        "contrib.cudnn_rnn.CudnnCompatibleLSTMCell",
     }
 )
 
@@ -338,6 +342,7 @@ RUNTIME_MODULES = frozenset(
         "contrib.distribute",
         "contrib.device_setter",
         "contrib.predictor",
+        "contrib.cudnn_rnn",
     }
 )
 
@@ -384,6 +389,7 @@ RUNTIME_ALIASES = {
     "contrib.distribute": "contrib_distribute",
     "contrib.device_setter": "contrib_device_setter",
     "contrib.predictor": "contrib_predictor",
+    "contrib.cudnn_rnn": "contrib_cudnn_rnn",
 }
 
 # tf.contrib symbols with an exact TF 2 equivalent (same signature, same numbers).
@@ -604,6 +610,15 @@ INSTEAD = {
             "predictor.from_saved_model(export_dir)"
         )
         for name in ("from_estimator", "from_contrib_estimator")
+    },
+    **{
+        f"contrib.cudnn_rnn.{name}": (
+            "cuDNN's RNN layers run on a GPU only (as on TF 1): use "
+            "tf.compat.v1.keras.layers.CuDNNLSTM / CuDNNGRU there, or build the model "
+            "from cudnn_rnn.CudnnCompatibleLSTMCell / CudnnCompatibleGRUCell, which the "
+            "runtime has"
+        )
+        for name in ("CudnnLSTM", "CudnnGRU", "CudnnRNNTanh", "CudnnRNNRelu")
     },
     "estimator.tpu.BatchConfig": (
         "BatchConfig batched TPU serving requests (model_fn_inference_on_tpu); export "

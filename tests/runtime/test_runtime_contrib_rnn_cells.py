@@ -1,4 +1,5 @@
-"""tf.contrib.rnn's LSTMBlockCell and LayerNormBasicLSTMCell on the runtime: the
+"""tf.contrib.rnn's LSTMBlockCell and LayerNormBasicLSTMCell, and tf.contrib.cudnn_rnn's
+CPU cells, on the runtime: the
 variable names TF 1.15's checkpoints hold, one step against the LSTM equations
 computed in numpy, and LSTMBlockCell's gradient (TF 2 ships the kernel without
 one) against the same step built from ordinary ops. Bit for bit against TF 1.15's
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from runtime.contrib.cudnn_rnn import CudnnCompatibleGRUCell, CudnnCompatibleLSTMCell
 from runtime.contrib.rnn import LayerNormBasicLSTMCell, LSTMBlockCell
 
 BATCH, INPUT, UNITS = 3, 4, 5
@@ -130,3 +132,41 @@ def test_layer_norm_basic_lstm_cell_steps_as_its_equations(graph):
     expected_h = np.tanh(expected_c) * sigmoid(o)
     np.testing.assert_allclose(c, expected_c, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(h, expected_h, rtol=1e-4, atol=1e-5)
+
+
+def test_cudnn_compatible_lstm_cell_is_the_block_cell_without_forget_bias(graph):
+    h, c, _ = run_step(CudnnCompatibleLSTMCell(UNITS), {"kernel": KERNEL, "bias": BIAS})
+    names = sorted(v.op.name for v in tf.compat.v1.global_variables())
+    assert names == ["rnn/cudnn_compatible_lstm_cell/bias", "rnn/cudnn_compatible_lstm_cell/kernel"]
+    i, ci, f, o = np.split(np.concatenate([X, H], 1) @ KERNEL + BIAS, 4, axis=1)
+    expected_c = sigmoid(f) * C + sigmoid(i) * np.tanh(ci)
+    np.testing.assert_allclose(c, expected_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h, sigmoid(o) * np.tanh(expected_c), rtol=1e-5, atol=1e-6)
+
+
+def test_cudnn_compatible_gru_cell_resets_the_hidden_projection_as_cudnn(graph):
+    """cuDNN's GRU: the reset gate scales ``h @ W_h + b_h``, not ``h``."""
+    gates_kernel = KERNEL[:, : 2 * UNITS]
+    input_kernel, hidden_kernel = KERNEL[:INPUT, 2 * UNITS : 3 * UNITS], KERNEL[INPUT:, 3 * UNITS :]
+    input_bias, hidden_bias = BIAS[:UNITS], BIAS[UNITS : 2 * UNITS]
+    values = {
+        "gates/kernel": gates_kernel,
+        "gates/bias": BIAS[: 2 * UNITS],
+        "candidate/input_projection/kernel": input_kernel,
+        "candidate/hidden_projection/kernel": hidden_kernel,
+        "candidate/input_projection/bias": input_bias,
+        "candidate/hidden_projection/bias": hidden_bias,
+    }
+    x, state = tf.constant(X), tf.constant(H)
+    with tf.compat.v1.variable_scope("rnn"):
+        output, new_state = CudnnCompatibleGRUCell(UNITS)(x, state)
+    variables = {v.op.name: v for v in tf.compat.v1.global_variables()}
+    assert sorted(variables) == sorted(f"rnn/cudnn_compatible_gru_cell/{n}" for n in values)
+    with tf.compat.v1.Session() as session:
+        for name, variable in variables.items():
+            variable.load(values[name.split("/", 2)[-1]], session)
+        got, got_state = session.run([output, new_state])
+    r, u = np.split(sigmoid(np.concatenate([X, H], 1) @ gates_kernel + BIAS[: 2 * UNITS]), 2, 1)
+    candidate = np.tanh(X @ input_kernel + input_bias + r * (H @ hidden_kernel + hidden_bias))
+    np.testing.assert_allclose(got, (1 - u) * candidate + u * H, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(got, got_state)

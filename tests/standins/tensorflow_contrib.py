@@ -5,6 +5,7 @@ import sys
 import types
 
 import contrib_crf
+import contrib_cudnn_rnn
 import contrib_estimator
 import contrib_layers
 import contrib_lookup
@@ -118,6 +119,13 @@ def install() -> None:
         },
     )
     crf = _module("tensorflow.contrib.crf", _public(contrib_crf))
+    cudnn_rnn = _module(
+        "tensorflow.contrib.cudnn_rnn",
+        {
+            name: getattr(contrib_cudnn_rnn, name)
+            for name in ("CudnnCompatibleGRUCell", "CudnnCompatibleLSTMCell")
+        },
+    )
     opt = _module(
         "tensorflow.contrib.opt",
         {
@@ -136,6 +144,7 @@ def install() -> None:
             "lookup": lookup,
             "rnn": rnn,
             "crf": crf,
+            "cudnn_rnn": cudnn_rnn,
             "opt": opt,
             "tpu": tpu,
             "cluster_resolver": cluster_resolver,
