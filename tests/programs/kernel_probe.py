@@ -186,12 +186,8 @@ def _session(graph: tf.Graph, checkpoint: str):
             *graph.get_collection(tf.compat.v1.GraphKeys.LOCAL_INIT_OP),
             *(op for op in graph.get_operations() if op.type == "MakeIterator"),
         ]
-    # no constant folding: every op computes with its own kernel here (and folding
-    # a TF 1 gradient loop's counters apart from the probe's cut control edges
-    # leaves a graph that cannot run: "has inputs from different frames")
     rewrite = rewriter_config_pb2.RewriterConfig(
-        meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE,
-        constant_folding=rewriter_config_pb2.RewriterConfig.OFF,
+        meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE
     )
     config = tf.compat.v1.ConfigProto(
         allow_soft_placement=True, graph_options=tf.compat.v1.GraphOptions(rewrite_options=rewrite)
