@@ -217,6 +217,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.experimental",
         "estimator.experimental.LinearSDCA",
         *(f"estimator.experimental.{name}" for name in _EARLY_STOPPING),
+        "estimator.experimental.make_stop_at_checkpoint_step_hook",
         "estimator.train_and_evaluate",
         "estimator.v1",
         *TWO_FLAVOURS,  # the canned estimators, in both flavours
@@ -739,6 +740,11 @@ RUNTIME_REPLACEMENTS = {
         f"tensorflow.contrib.estimator.{name}": f"contrib.estimator.{name}"
         for name in _CONTRIB_ESTIMATOR
     },
+    # TF 1.15's contrib.estimator re-exported tensorflow-estimator's own
+    "tensorflow.contrib.estimator.add_metrics": "estimator.add_metrics",
+    "tensorflow.contrib.estimator.make_stop_at_checkpoint_step_hook": (
+        "estimator.experimental.make_stop_at_checkpoint_step_hook"
+    ),
 }
 
 

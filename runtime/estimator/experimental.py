@@ -9,10 +9,12 @@ from runtime.engine.early_stopping import (
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
+from runtime.engine.stop_at_checkpoint_step import make_stop_at_checkpoint_step_hook
 
 __all__ = [
     "LinearSDCA",
     "make_early_stopping_hook",
+    "make_stop_at_checkpoint_step_hook",
     "stop_if_higher_hook",
     "stop_if_lower_hook",
     "stop_if_no_decrease_hook",

@@ -14,10 +14,16 @@ RUNTIME    the migrated program on TensorFlow 2.21 + the runtime (``.venv``)
 LEGACY and REFERENCE differ only by TensorFlow's version; every difference
 between them must be kernels named per fixture (``tests/helpers/kernel_drift.py``).
 
+The sides run with oneDNN on (``TF_ENABLE_ONEDNN_OPTS=1``) unless the environment
+sets it: ``TF_ENABLE_ONEDNN_OPTS=0 scripts/test tests/equivalence`` runs the proof as
+TensorFlow runs by default on CPUs without AVX-512 VNNI, where Grappler leaves
+other ops unfused (tests/helpers/kernel_drift.py).
+
 ``SIDE_LAUNCHER`` runs every side's processes under a command, e.g.
-``SIDE_LAUNCHER="qemu-x86_64 -cpu EPYC-Milan" scripts/test tests/equivalence/test_equivalence.py``
-runs them on an emulated CPU without AVX-512 (where Grappler fuses other ops than
-on a CPU with it: tests/helpers/kernel_drift.py).
+``SIDE_LAUNCHER="qemu-x86_64 -cpu EPYC-Milan"``. qemu-user 7.2 cannot run oneDNN's
+JIT-compiled kernels (the sides end in a segmentation fault in ``Session.run``), so
+an emulated CPU can run only the oneDNN-off configuration, which the variable above
+runs natively.
 """
 
 from __future__ import annotations
@@ -73,7 +79,10 @@ class Side:
             PYTHONPATH=os.pathsep.join(str(path) for path in (REPO, *self.paths)),
             TF_CPP_MIN_LOG_LEVEL="2",
             CUDA_VISIBLE_DEVICES="",
-            TF_ENABLE_ONEDNN_OPTS="1",
+            # oneDNN on unless the run says otherwise: TensorFlow's own default
+            # depends on the CPU (on here, with AVX-512 VNNI and BF16; off on an
+            # emulated EPYC-Milan), and with it the kernels a graph computes with
+            TF_ENABLE_ONEDNN_OPTS=os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1"),
         )
         env.pop("TF_CONFIG", None)
         if self.tensorflow == "2.15":

@@ -9,6 +9,7 @@ import os
 import re
 import sys
 import tempfile
+import types
 
 import numpy as np
 import tensorflow as tf
@@ -615,6 +616,21 @@ def early_stopping_rows():
         model.train(ones_input_fn, steps=5, hooks=[make_hook(model)])
         return int(model.get_variable_value("global_step"))
 
+    def worker(model):
+        """What make_stop_at_checkpoint_step_hook reads of a worker's estimator."""
+        config = types.SimpleNamespace(is_chief=False)
+        return types.SimpleNamespace(config=config, model_dir=model.model_dir)
+
+    def stopped_on_a_worker(save_checkpoints_steps):
+        """The step a worker's hook (last step 3) stops at, training beside a chief
+        that checkpoints as given (up to 8 steps)."""
+        model = fresh(estimator.RunConfig(save_checkpoints_steps=save_checkpoints_steps))
+        hook = experimental.make_stop_at_checkpoint_step_hook(
+            worker(model), 3, wait_after_file_check_secs=0
+        )
+        model.train(ones_input_fn, steps=8, hooks=[hook])
+        return int(model.get_variable_value("global_step"))
+
     mirrored = estimator.RunConfig(train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]))
     return {
         "early stopping on another object": lambda: experimental.make_early_stopping_hook(
@@ -638,6 +654,18 @@ def early_stopping_rows():
             lambda model: experimental.stop_if_higher_hook(
                 model, "loss", 1e9, run_every_secs=None, run_every_steps=1
             )
+        ),
+        "stop at checkpoint step on the chief": lambda: (
+            type(experimental.make_stop_at_checkpoint_step_hook(fresh(), 3)).__name__
+        ),
+        "stop at checkpoint step without a step": lambda: (
+            experimental.make_stop_at_checkpoint_step_hook(worker(fresh()), None) and None
+        ),
+        "stop at checkpoint step on a worker, checkpoints every step": lambda: stopped_on_a_worker(
+            save_checkpoints_steps=1
+        ),
+        "stop at checkpoint step on a worker, checkpoints every 4 steps": lambda: (
+            stopped_on_a_worker(save_checkpoints_steps=4)
         ),
         "early stopping for steps without increase": lambda: stopped_at(
             lambda model: experimental.stop_if_no_increase_hook(
