@@ -64,13 +64,14 @@ def side_by_side_records(program: Path, model_dir: Path, args=()) -> tuple:
     )
 
 
-def program_record(side: Side, program: Path, model_dir: Path, args=()) -> dict:
-    """The JSON ``program legacy|runtime MODEL_DIR [ARGS]`` prints, run as ``side``."""
+def program_record(side: Side, program: Path, model_dir: Path, args=(), **env: str) -> dict:
+    """The JSON ``program legacy|runtime MODEL_DIR [ARGS]`` prints, run as ``side``
+    (its environment updated with ``env``)."""
     result = subprocess.run(
         [*side.interpreter, str(program), side.program_argument, str(model_dir), *args],
         capture_output=True,
         text=True,
-        env=side.env(TF_CPP_MIN_LOG_LEVEL="3"),
+        env=side.env(TF_CPP_MIN_LOG_LEVEL="3", **env),
     )
     assert result.returncode == 0, f"{side.name} {program.name}:\n{result.stderr[-6000:]}"
     return json.loads(result.stdout)
