@@ -4,18 +4,18 @@ named per fixture.
 
 The runtime is compared with the legacy program on its own TensorFlow, bit for bit;
 the comparison across versions is this module's. What a kernel change does to a
-run depends on the CPU, in two ways, both measured on an AVX-512 CPU and on an
-emulated AVX2 one (``SIDE_LAUNCHER``, tests/helpers/sides.py):
+run depends on the machine, in two ways:
 
 - Some kernels changed only in their AVX-512 code (``Conv2D`` of one channel, in
   oneDNN), others on every CPU but for other inputs on each (``Reciprocal``: 13%
   of random inputs on both, not the same ones). KERNEL_CHANGES says which, and
   tests/equivalence/test_kernel_changes.py checks it on the machine that runs the tests.
-- Grappler's remapper fuses ops by what the CPU has: MatMul + BiasAdd + Tanh
-  becomes oneDNN's ``_MklNativeFusedMatMul`` with AVX-512, which did not change,
-  and stays ``_FusedMatMul`` + Eigen's ``Tanh``, which did, without it. So a model
-  with tanh layers trains bit for bit on both versions on one machine and not on
-  the next (the issue 34 machine: the canned regressor, from its first step).
+- With oneDNN on, Grappler fuses MatMul + BiasAdd + Tanh into oneDNN's
+  ``_MklNativeFusedMatMul``, which did not change; with oneDNN off (TensorFlow's
+  default on CPUs without AVX-512 VNNI; ``TF_ENABLE_ONEDNN_OPTS=0``) it stays
+  ``_FusedMatMul`` and Eigen's ``Tanh``, which did. So a model with tanh layers
+  trains bit for bit on both versions in one configuration and not in the other
+  (issue 34's machine: the canned regressor, from its first step; docs/proof.md).
 
 So a fixture names every changed kernel its graphs compute with, which may or may
 not change its numbers on a given machine, and on the machine that runs the test:
