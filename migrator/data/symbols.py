@@ -218,6 +218,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.experimental.LinearSDCA",
         *(f"estimator.experimental.{name}" for name in _EARLY_STOPPING),
         "estimator.experimental.make_stop_at_checkpoint_step_hook",
+        "estimator.experimental.InMemoryEvaluatorHook",
         "estimator.train_and_evaluate",
         "estimator.v1",
         *TWO_FLAVOURS,  # the canned estimators, in both flavours
@@ -742,6 +743,9 @@ RUNTIME_REPLACEMENTS = {
     },
     # TF 1.15's contrib.estimator re-exported tensorflow-estimator's own
     "tensorflow.contrib.estimator.add_metrics": "estimator.add_metrics",
+    "tensorflow.contrib.estimator.InMemoryEvaluatorHook": (
+        "estimator.experimental.InMemoryEvaluatorHook"
+    ),
     "tensorflow.contrib.estimator.make_stop_at_checkpoint_step_hook": (
         "estimator.experimental.make_stop_at_checkpoint_step_hook"
     ),

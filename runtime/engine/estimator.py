@@ -411,16 +411,22 @@ class Estimator:
     # -------------------------------------------------------------- evaluate
     @runs_eagerly
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
+        return self._evaluate_checkpoint(
+            input_fn, steps, hooks, checkpoint_path, name, recorded=checkpoint_path
+        )
+
+    @runs_eagerly
+    def _evaluate_checkpoint(self, input_fn, steps, hooks, checkpoint_path, name, *, recorded):
+        """Evaluates ``checkpoint_path``; the summaries name ``recorded`` as the
+        checkpoint evaluated (None: none, as the Estimator's in-memory evaluation)."""
         hooks = checked_hooks(hooks)
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
-        checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
         with self._graph_options(), self._store.locals_kept():
             values = self._evaluate(input_fn, steps, hooks, checkpoint_path)
         global_step = values["global_step"]
-        eval_summaries.write_eval_summaries(
-            self._eval_dir(name), values, global_step, checkpoint_path
-        )
+        eval_summaries.write_eval_summaries(self._eval_dir(name), values, global_step, recorded)
         log.info(
             "Saving dict for global step %d: %s",
             global_step,

@@ -81,6 +81,13 @@ class HookSession:
                 keys,
             )
 
+    def save_variables(self, prefix: str, step: int) -> str:
+        """Writes the model's saved variables, as they are now, to a checkpoint
+        ``<prefix>-<step>`` (for the runtime's own hooks: InMemoryEvaluatorHook)."""
+        with tf.init_scope():
+            saver = tf.compat.v1.train.Saver(var_list=self._store.checkpoint_var_list())
+            return saver.save(None, prefix, global_step=step, write_meta_graph=False)
+
     def _key(self, fetch):
         """A variable to read (after a write, for what ``variable.assign()``
         returns), or the graph's tensor or op to compute."""

@@ -9,9 +9,11 @@ from runtime.engine.early_stopping import (
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
+from runtime.engine.in_memory_evaluator import InMemoryEvaluatorHook
 from runtime.engine.stop_at_checkpoint_step import make_stop_at_checkpoint_step_hook
 
 __all__ = [
+    "InMemoryEvaluatorHook",
     "LinearSDCA",
     "make_early_stopping_hook",
     "make_stop_at_checkpoint_step_hook",

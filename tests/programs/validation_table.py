@@ -14,6 +14,8 @@ import types
 import numpy as np
 import tensorflow as tf
 
+from fixtures.equivalence.recording import scalar_summaries
+
 if sys.argv[1] == "runtime":
     from runtime import estimator
     from runtime.estimator import tpu
@@ -478,6 +480,15 @@ def counting_model_fn(features, labels, mode, params):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
+def learning_model_fn(features, labels, mode):
+    """Learns ``3 * x`` with one weight, so that each step's loss differs."""
+    weight = tf.compat.v1.get_variable("w", [1, 1], initializer=tf.compat.v1.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], weight) - 3.0 * labels))
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
 def ones_input_fn(params=None):
     return tf.data.Dataset.from_tensors(({"x": tf.ones([1, 1])}, tf.ones([1, 1]))).repeat()
 
@@ -631,8 +642,31 @@ def early_stopping_rows():
         model.train(ones_input_fn, steps=8, hooks=[hook])
         return int(model.get_variable_value("global_step"))
 
+    def in_memory_evaluations():
+        """What an InMemoryEvaluatorHook (every 2 steps) wrote while 5 steps trained:
+        the evaluation's summaries by step, every tag (a checkpoint path among them?)
+        and the checkpoints in model_dir."""
+        model = estimator.Estimator(learning_model_fn, model_dir=tempfile.mkdtemp())
+        hook = experimental.InMemoryEvaluatorHook(
+            model, ones_input_fn, steps=1, name="memory", every_n_iter=2
+        )
+        model.train(ones_input_fn, steps=5, hooks=[hook])
+        eval_dir = os.path.join(model.model_dir, "eval_memory")
+        tags = {
+            value.tag
+            for name in os.listdir(eval_dir)
+            for event in tf.compat.v1.train.summary_iterator(os.path.join(eval_dir, name))
+            for value in event.summary.value
+        }
+        checkpoints = sorted(n for n in os.listdir(model.model_dir) if n.endswith(".index"))
+        return [scalar_summaries(eval_dir), sorted(tags), checkpoints]
+
     mirrored = estimator.RunConfig(train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]))
     return {
+        "in-memory evaluation every 0 steps": lambda: (
+            experimental.InMemoryEvaluatorHook(fresh(), ones_input_fn, every_n_iter=0) and None
+        ),
+        "in-memory evaluation every 2 steps": in_memory_evaluations,
         "early stopping on another object": lambda: experimental.make_early_stopping_hook(
             object(), lambda: False
         ),
