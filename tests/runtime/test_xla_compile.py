@@ -8,8 +8,9 @@ the op (TPUEstimator ran them on a TPU no better): a sparse Adagrad update of an
 embedding (TPU code densifies it, e.g. BERT's use_one_hot_embeddings), v1
 summaries inside model_fn (TPU code writes them in a host_call; here also
 optimize_loss's own and an Ascend program's, which npu_bridge ran on the host), string
-constants in the predict graph (class names for a Classify export), and a
-streaming_concat metric, whose variable grows (TPU code ran it in metric_fn).
+constants in the predict graph (class names for a Classify export), a
+streaming_concat metric, whose variable grows (TPU code ran it in metric_fn), and
+contrib's LSTMBlockCell, which has no XLA kernel.
 """
 
 import json
@@ -43,6 +44,11 @@ NOT_TPU_PROGRAMS = {
     ("tf1_contrib_optimize_loss_metrics", "train"): "rejected: ScalarSummary",
     # streaming_concat grows its array variable (TPU code ran it in metric_fn, on the host)
     ("tf1_contrib_optimize_loss_metrics", "eval"): "rejected: a variable whose shape changes",
+    # contrib's block LSTM kernels have no XLA kernel (TPU code used other cells)
+    **{
+        ("tf1_melody_rnn_cells", mode): "rejected: LSTMBlockCell"
+        for mode in ("train", "eval", "infer")
+    },
 }
 
 
