@@ -19,7 +19,7 @@ from __future__ import annotations
 import tensorflow as tf
 from tensorflow.python.ops import gen_rnn_ops
 
-from runtime.contrib.rnn_cells import LayerNormBasicLSTMCell, LSTMBlockCell
+from runtime.contrib.rnn_cells import BlockLSTMWeights, LayerNormBasicLSTMCell, LSTMBlockCell
 
 __all__ = [
     "FusedRNNCellAdaptor",
@@ -33,7 +33,7 @@ __all__ = [
 LSTMStateTuple = tf.compat.v1.nn.rnn_cell.LSTMStateTuple
 
 
-class LSTMBlockFusedCell(tf.compat.v1.layers.Layer):
+class LSTMBlockFusedCell(BlockLSTMWeights, tf.compat.v1.layers.Layer):
     """An LSTM over a whole time-major sequence in one kernel (TF 1.15's fused cell)."""
 
     def __init__(
@@ -58,19 +58,7 @@ class LSTMBlockFusedCell(tf.compat.v1.layers.Layer):
         return self._num_units
 
     def build(self, input_shape):
-        input_size = tf.compat.v1.dimension_value(input_shape[2])
-        self._kernel = self.add_weight(
-            "kernel", [input_size + self._num_units, self._num_units * 4]
-        )
-        self._bias = self.add_weight(
-            "bias",
-            [self._num_units * 4],
-            initializer=tf.compat.v1.constant_initializer(0.0),
-        )
-        if self._use_peephole:
-            self._w_i_diag = self.add_weight("w_i_diag", [self._num_units])
-            self._w_f_diag = self.add_weight("w_f_diag", [self._num_units])
-            self._w_o_diag = self.add_weight("w_o_diag", [self._num_units])
+        self._add_block_lstm_weights(tf.compat.v1.dimension_value(input_shape[2]))
         self.built = True
 
     def call(self, inputs, initial_state=None, dtype=None, sequence_length=None):
@@ -117,10 +105,7 @@ class LSTMBlockFusedCell(tf.compat.v1.layers.Layer):
         return outputs, LSTMStateTuple(final_cell_state, final_output)
 
     def _call_cell(self, inputs, cs_prev, h_prev, dtype, sequence_length, time_len):
-        if self._use_peephole:
-            wci, wcf, wco = self._w_i_diag, self._w_f_diag, self._w_o_diag
-        else:
-            wci = wcf = wco = tf.zeros([self._num_units], dtype=dtype)
+        wci, wcf, wco = self._peepholes(dtype)
         if sequence_length is None:
             max_seq_len = tf.cast(time_len, tf.int64)
         else:

@@ -27,7 +27,30 @@ from tensorflow.python.ops import gen_rnn_ops
 LSTMStateTuple = tf.compat.v1.nn.rnn_cell.LSTMStateTuple
 
 
-class LSTMBlockCell(tf.compat.v1.nn.rnn_cell.RNNCell):
+class BlockLSTMWeights:
+    """The variables of TF 1.15's block LSTM layers (the fused cell and the
+    one-step cell), for a layer with ``_num_units`` and ``_use_peephole``."""
+
+    def _add_block_lstm_weights(self, input_size: int) -> None:
+        units = self._num_units
+        self._kernel = self.add_weight("kernel", [input_size + units, units * 4])
+        self._bias = self.add_weight(
+            "bias", [units * 4], initializer=tf.compat.v1.constant_initializer(0.0)
+        )
+        if self._use_peephole:
+            self._w_i_diag = self.add_weight("w_i_diag", [units])
+            self._w_f_diag = self.add_weight("w_f_diag", [units])
+            self._w_o_diag = self.add_weight("w_o_diag", [units])
+
+    def _peepholes(self, dtype) -> tuple:
+        """``(wci, wcf, wco)``: the peephole weights, or zeros without peepholes."""
+        if self._use_peephole:
+            return self._w_i_diag, self._w_f_diag, self._w_o_diag
+        zeros = tf.zeros([self._num_units], dtype=dtype)
+        return zeros, zeros, zeros
+
+
+class LSTMBlockCell(BlockLSTMWeights, tf.compat.v1.nn.rnn_cell.RNNCell):
     """One LSTM step in one kernel (TF 1.15's ``LSTMBlockCell``, a ``LayerRNNCell``:
     its variables live in the layer's own scope, ``lstm_cell`` by default)."""
 
@@ -64,25 +87,13 @@ class LSTMBlockCell(tf.compat.v1.nn.rnn_cell.RNNCell):
         input_size = tf.compat.v1.dimension_value(inputs_shape[1])
         if not input_size:
             raise ValueError(f"Expecting inputs_shape[1] to be set: {inputs_shape}")
-        self._kernel = self.add_weight(
-            "kernel", [input_size + self._num_units, self._num_units * 4]
-        )
-        self._bias = self.add_weight(
-            "bias", [self._num_units * 4], initializer=tf.compat.v1.constant_initializer(0.0)
-        )
-        if self._use_peephole:
-            self._w_i_diag = self.add_weight("w_i_diag", [self._num_units])
-            self._w_f_diag = self.add_weight("w_f_diag", [self._num_units])
-            self._w_o_diag = self.add_weight("w_o_diag", [self._num_units])
+        self._add_block_lstm_weights(input_size)
         self.built = True
 
     def call(self, inputs, state):
         if len(state) != 2:
             raise ValueError("Expecting state to be a tuple with length 2.")
-        if self._use_peephole:
-            wci, wcf, wco = self._w_i_diag, self._w_f_diag, self._w_o_diag
-        else:
-            wci = wcf = wco = tf.zeros([self._num_units], dtype=self.dtype)
+        wci, wcf, wco = self._peepholes(self.dtype)
         cs_prev, h_prev = state
         _, cs, _, _, _, _, h = gen_rnn_ops.lstm_block_cell(
             x=inputs,

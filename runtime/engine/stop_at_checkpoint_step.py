@@ -16,11 +16,6 @@ import tensorflow as tf
 from runtime.saving import checkpoints
 
 
-def _checkpoint_step(model_dir: str) -> int:
-    checkpoint = checkpoints.latest(model_dir)
-    return 0 if checkpoint is None else checkpoints.global_step_of(checkpoint)
-
-
 class _StopAtCheckpointStepHook(tf.compat.v1.train.SessionRunHook):
     """Stops once the global step and the checkpoint on disk reach ``last_step``."""
 
@@ -44,7 +39,7 @@ class _StopAtCheckpointStepHook(tf.compat.v1.train.SessionRunHook):
     def after_run(self, run_context, run_values):
         if run_values.results + 1 < self._last_step:
             return
-        if _checkpoint_step(self._model_dir) >= self._last_step:
+        if checkpoints.latest_global_step(self._model_dir) >= self._last_step:
             run_context.request_stop()
         else:
             time.sleep(self._wait_after_file_check_secs)

@@ -55,8 +55,7 @@ EstimatorV2 = Estimator
 def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
     """The global step of the latest checkpoint in ``checkpoint_dir``, 0 without one:
     the Estimator's private helper, which TF 1 training scripts imported."""
-    checkpoint = checkpoints.latest(checkpoint_dir)
-    return 0 if checkpoint is None else checkpoints.global_step_of(checkpoint)
+    return checkpoints.latest_global_step(checkpoint_dir)
 
 
 __all__ = [

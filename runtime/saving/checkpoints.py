@@ -40,6 +40,12 @@ def global_step_of(checkpoint_path: str) -> int:
         return int(tf.train.load_checkpoint(checkpoint_path).get_tensor(GLOBAL_STEP_NAME))
 
 
+def latest_global_step(model_dir: str) -> int:
+    """The global step of the latest checkpoint in ``model_dir``, 0 without one."""
+    checkpoint = latest(model_dir)
+    return 0 if checkpoint is None else global_step_of(checkpoint)
+
+
 def read_values(checkpoint_path: str, records) -> dict:
     """``{record name: saved value}`` (partitions sliced out of their full variable);
     a clear error names what the checkpoint lacks."""
