@@ -18,7 +18,13 @@ import pytest
 import tensorflow as tf
 
 from helpers.harness import RACY_SUMMARIES, REPO
-from helpers.kernel_drift import CONTROL_FLOW, CONTROL_FLOW_OPS, assert_named, changed_kernels
+from helpers.kernel_drift import (
+    CONTROL_FLOW,
+    CONTROL_FLOW_OPS,
+    assert_named,
+    changed_kernels,
+    graph_ops_in_events,
+)
 from helpers.project_runs import Comparison, Project, copy_project, migrate_command, run_sides
 from helpers.sides import LEGACY, REFERENCE, REFERENCE_CONTROL_FLOW_V2, RUNTIME
 
@@ -43,7 +49,7 @@ PROJECTS = [
         model_dirs=("output",),
         exports=("output/export",),
         id_inputs={"input_ids": 28, "input_mask": 2},
-        kernel_drift=frozenset({"Tanh"}),  # gelu's tanh
+        kernel_drift=frozenset({"Softmax", "Tanh"}),  # attention; gelu's tanh
     ),
     Project(
         name="tf115_intent_classifier",
@@ -61,7 +67,8 @@ PROJECTS = [
         model_dirs=("output",),
         exports=("output/export",),
         id_inputs={"input_ids": 120},
-        kernel_drift=frozenset({"Conv2D", "Tanh"}),  # conv1d's convolution, the pooler
+        # conv1d's convolution, attention, the pooler
+        kernel_drift=frozenset({"Conv2D", "Softmax", "Tanh"}),
     ),
     Project(
         name="bilstm_crf_tagger",
@@ -96,6 +103,7 @@ PROJECTS = [
         ),
         results=("output/eval_results.txt", "output/test_results.tsv"),
         model_dirs=("output",),
+        kernel_drift=frozenset({"Softmax"}),  # attention, the probabilities
     ),
     Project(
         name="sentiment_hparams",
@@ -111,6 +119,7 @@ PROJECTS = [
         ),
         results=("model/metrics.json", "model/predictions.txt"),
         model_dirs=("model",),
+        kernel_drift=frozenset({"Softmax"}),  # the probabilities (EVAL and PREDICT graphs)
     ),
     Project(
         name="tpu_resnet",
@@ -167,6 +176,7 @@ PROJECTS = [
         exports=("model/export/latest", "model/export/best"),
         # the parsing receiver's "examples"; the classify signature calls it "inputs"
         record_inputs={"examples": "data/eval.tfrecord", "inputs": "data/eval.tfrecord"},
+        kernel_drift=frozenset({"Softmax"}),  # the probabilities
     ),
     Project(
         name="census_wide_deep",
@@ -177,7 +187,7 @@ PROJECTS = [
         record_inputs={"examples": "data/serving.tfrecord", "inputs": "data/serving.tfrecord"},
         # the binary head: Log1p's gradient in its sigmoid cross-entropy, and its
         # probabilities (tests/equivalence/test_canned_estimators.py shows both on its own graphs)
-        kernel_drift=frozenset({"Reciprocal", "Sigmoid"}),
+        kernel_drift=frozenset({"Reciprocal", "Sigmoid", "Softmax"}),
         racy_summaries=RACY_SUMMARIES,
     ),
     Project(
@@ -188,7 +198,7 @@ PROJECTS = [
         exports=("model/export/census",),
         record_inputs={"examples": "data/serving.tfrecord", "inputs": "data/serving.tfrecord"},
         # TF 1's binary head: the same kernels as census_wide_deep's TF 2 head
-        kernel_drift=frozenset({"Reciprocal", "Sigmoid"}),
+        kernel_drift=frozenset({"Reciprocal", "Sigmoid", "Softmax"}),
         racy_summaries=RACY_SUMMARIES,
     ),
     Project(
@@ -239,7 +249,8 @@ def test_project_migrates_runs_and_gives_the_legacy_numbers(project, tmp_path):
 
     latest = tf.train.latest_checkpoint(str(outs["legacy"] / project.train_dir))
     found = changed_kernels(Path(f"{latest}.meta"), latest, tmp_path / "kernels")
-    assert_named([found], project.kernel_drift, what=project.name)
+    evaluation = graph_ops_in_events(outs["legacy"] / project.train_dir)
+    assert_named([found], project.kernel_drift, what=project.name, other_ops=evaluation)
     assert project.control_flow_v1 == bool(CONTROL_FLOW_OPS & set(found["ops"])), project.name
     kernels = set(project.kernel_drift)
     if project.control_flow_v1:

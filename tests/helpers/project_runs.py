@@ -18,7 +18,7 @@ import tensorflow as tf
 
 from fixtures.equivalence.recording import scalar_summaries
 from helpers.harness import assert_racy_reads, assert_racy_step_labels
-from helpers.kernel_drift import assert_equal_until_the_drift
+from helpers.kernel_drift import assert_equal_until_the_drift, showing_here
 from helpers.saved_model_compare import call_every_signature, signature_layout
 from helpers.sides import REPO, RUN_LEGACY, Side
 from migrator.names.program import read_program
@@ -127,8 +127,8 @@ class Comparison:
         self.project = project
         self.legacy = expected
         self.migrated = actual
-        self.kernels = set(kernels)
-        self.kernel_drift = bool(kernels)
+        self.kernels = showing_here(kernels)
+        self.kernel_drift = bool(self.kernels)
         self.actual_is_legacy = actual_is_legacy  # both runs had the legacy races
 
     def results(self) -> None:

@@ -836,8 +836,9 @@ ESTIMATORS = {
 
 
 def main():
-    """Runs the estimators named after MODEL_DIR (all of them by default)."""
-    model_dir, chosen = sys.argv[2], set(sys.argv[3:]) or set(ESTIMATORS)
+    """Runs the estimators named after MODEL_DIR (all of them by default), in the
+    order named: each side runs them in the same order."""
+    model_dir, chosen = sys.argv[2], sys.argv[3:] or list(ESTIMATORS)
     record = {name: run(name, *ESTIMATORS[name], model_dir=model_dir) for name in chosen}
     print(json.dumps(record))
 
