@@ -686,6 +686,33 @@ PRIVATE_TWINS = {
     "tensorflow.python.feature_column.feature_column_lib.DenseFeatures": (
         "tensorflow.keras.layers.DenseFeatures"
     ),
+    # TF 1.x's private Keras bound the v1 layer classes when TF 2 behaviour was off
+    # at import time, as a TF 1 program had it; tf.compat.v1.keras keeps them
+    "tensorflow.python.keras.layers.LSTM": "tensorflow.compat.v1.keras.layers.LSTM",
+    "tensorflow.python.keras.layers.GRU": "tensorflow.compat.v1.keras.layers.GRU",
+    # TF 1.x's feature_column module defined tf.feature_column's column functions
+    # (TF 1.13 made them private there, as _numeric_column...; input_layer,
+    # linear_model and make_parse_example_spec it still has);
+    # tf.compat.v1.feature_column has each, returning columns that v1's
+    # input_layer and linear_model take
+    **{
+        f"tensorflow.python.feature_column.feature_column.{name}": (
+            f"tensorflow.compat.v1.feature_column.{name}"
+        )
+        for name in (
+            "bucketized_column",
+            "categorical_column_with_hash_bucket",
+            "categorical_column_with_identity",
+            "categorical_column_with_vocabulary_file",
+            "categorical_column_with_vocabulary_list",
+            "crossed_column",
+            "embedding_column",
+            "indicator_column",
+            "numeric_column",
+            "shared_embedding_columns",
+            "weighted_categorical_column",
+        )
+    },
 }
 # ... and private names TensorFlow removed with nothing in their place: why, and
 # what to write instead.
@@ -695,7 +722,47 @@ PRIVATE_REMOVED = {
         "through register_tensor_conversion_function alone",
         "delete the call and keep the type's tf.register_tensor_conversion_function",
     ),
+    "tensorflow.python.util.tf_export.ESTIMATOR_API_NAME": (
+        "removed in TensorFlow 2.16 with tf.estimator, whose symbols it exported",
+        "delete it: the runtime's names need no export",
+    ),
+    "tensorflow.python.feature_column.feature_column_v2.LinearModel": (
+        "removed in TensorFlow 2.4 (the Keras model of linear_model's v2 columns)",
+        "use tf.compat.v1.feature_column.linear_model, or a canned LinearRegressor / "
+        "LinearClassifier",
+    ),
 }
+# Private modules TensorFlow removed, with everything in them (the Estimator's own
+# machinery, removed with tf.estimator in 2.16): why, and what to write instead.
+PRIVATE_REMOVED_MODULES = {
+    "tensorflow.python.distribute.estimator_training": (
+        "removed in TensorFlow 2.16 with tf.estimator, whose distributed training it ran",
+        "use the runtime's Estimator and train_and_evaluate, which run tf.distribute",
+    ),
+    "tensorflow.python.tpu.tpu_embedding": (
+        "removed in TensorFlow 2.16 with TPUEstimator (TF 1's TPU embedding API)",
+        "use tf.tpu.experimental.embedding.TPUEmbedding",
+    ),
+    "tensorflow.python.tpu.tpu_embedding_gradient": (
+        "removed in TensorFlow 2.16 with TPUEstimator (TF 1's TPU embedding gradients)",
+        "use tf.tpu.experimental.embedding.TPUEmbedding, which applies its own gradients",
+    ),
+    "tensorflow.python.tpu.session_support": (
+        "removed in TensorFlow 2.16 with TPUEstimator (its worker watchdog and shutdown hooks)",
+        "drop the hooks: a TPUStrategy cluster handles its workers' failures",
+    ),
+}
+
+
+def private_removal(qualified: str) -> tuple[str, str] | None:
+    """``(why, instead)`` of a private name TensorFlow removed, alone or with its
+    module, or None."""
+    if qualified in PRIVATE_REMOVED:
+        return PRIVATE_REMOVED[qualified]
+    for module, removal in PRIVATE_REMOVED_MODULES.items():
+        if qualified == module or qualified.startswith(module + "."):
+            return removal
+    return None
 
 
 # Runtime names whose TF 1 computation ran in an order TF 1 left open and the runtime
@@ -837,6 +904,7 @@ def _prefixes_of_names_acted_on() -> frozenset[str]:
         *RUNTIME_REPLACEMENTS,
         *PRIVATE_TWINS,
         *PRIVATE_REMOVED,
+        *PRIVATE_REMOVED_MODULES,
     ]
     return frozenset(
         ".".join(parts[:end])

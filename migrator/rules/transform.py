@@ -394,8 +394,9 @@ class MigrateTransformer(cst.CSTTransformer):
             if "MIG202" not in self.enabled:
                 return updated
             return self._tensorflow_reference(original, updated, qualified, twin)
-        if qualified in symbols.PRIVATE_REMOVED:
-            why, instead = symbols.PRIVATE_REMOVED[qualified]
+        removal = symbols.private_removal(qualified)
+        if removal is not None:
+            why, instead = removal
             self._report(
                 original,
                 "MIG104",
@@ -541,11 +542,50 @@ class MigrateTransformer(cst.CSTTransformer):
     def leave_ImportFrom(
         self, original: cst.ImportFrom, updated: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
+        updated, only_twins = self._import_public_twins(original, updated)
+        if only_twins:
+            return updated
         self._report_private_import(original)
         new = self._rewrite_import_from(original, updated)
         if id(original) not in self._top_level_imports:
             self._report_gone_import(original, new)
         return new
+
+    def _import_public_twins(self, original: cst.ImportFrom, updated: cst.ImportFrom):
+        """``from tensorflow.python.keras.layers import LSTM, Layer``: each private
+        name with a public twin (symbols.PRIVATE_TWINS) imported from the twin's
+        module instead, bound as before (``from tensorflow.compat.v1.keras.layers
+        import LSTM``), the others left. Returns ``(statement, only_twins)``: the
+        statement rewritten to import twins, or the one left to convert."""
+        if original.relative or original.module is None or "MIG202" not in self.enabled:
+            return updated, False
+        if isinstance(updated.names, cst.ImportStar):
+            return updated, False
+        module = get_full_name_for_node(original.module)
+        twins, kept = [], []
+        for alias in updated.names:
+            twin = symbols.PRIVATE_TWINS.get(f"{module}.{get_full_name_for_node(alias.name)}")
+            if twin is None:
+                kept.append(alias)
+            else:
+                twin_module, _, name = twin.rpartition(".")
+                twins.append((alias, (twin_module, name)))
+        if not twins:
+            return updated, False
+        if kept:
+            self._need_imports(twins)
+            return updated.with_changes(names=_last_without_comma(kept)), False
+        first_module = twins[0][1][0]
+        self._need_imports([(a, t) for a, t in twins if t[0] != first_module])
+        names = [
+            alias.with_changes(name=cst.Name(name), asname=_asname(alias, name))
+            for alias, (twin_module, name) in twins
+            if twin_module == first_module
+        ]
+        return (
+            updated.with_changes(module=dotted(first_module), names=_last_without_comma(names)),
+            True,
+        )
 
     def _rewrite_import_from(self, original: cst.ImportFrom, updated: cst.ImportFrom):
         module = get_full_name_for_node(original.module) if original.module else None
@@ -689,13 +729,21 @@ class MigrateTransformer(cst.CSTTransformer):
         return updated.with_changes(body=body, footer=[*orphans, *updated.footer])
 
     def _report_private_import(self, node) -> None:
-        """TensorFlow's private API, imported: it changes between releases."""
+        """TensorFlow's private API, imported: it changes between releases; a name
+        TensorFlow removed is reported as such."""
         private = [
             m
             for m in _imported_names(node)
             if (m == "tensorflow.python" or m.startswith("tensorflow.python."))
             and symbols.canonical(m) is None  # the Estimator's private paths are converted
+            and m not in symbols.PRIVATE_TWINS  # imported from the twin's module now
         ]
+        removed = [(m, symbols.private_removal(m)) for m in private]
+        for name, (why, instead) in [(m, r) for m, r in removed if r is not None]:
+            self._report(
+                node, "MIG104", f"{_short(name)} was {why}; left unchanged", instead, names=(name,)
+            )
+        private = [m for m, removal in removed if removal is None]
         if private:
             self._report(
                 node,

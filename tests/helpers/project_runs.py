@@ -143,8 +143,12 @@ class Comparison:
                 assert actual == expected, path
 
     def summaries(self) -> int:
-        """Every scalar summary in every event folder; returns how many were compared."""
+        """Every scalar summary in every event folder; returns how many were compared.
+        With named kernels, an evaluation after a training that drifted (a step's
+        summary, or the variables it left, differ) compounds the change and is left
+        to the comparison of the runtime with the reference, as later steps are."""
         pairs = []  # (what, step, actual, expected)
+        evaluation = []
         for model_dir in self.project.model_dirs:
             for folder in _event_folders(self.legacy / model_dir):
                 relative = folder.relative_to(self.legacy)
@@ -166,12 +170,33 @@ class Comparison:
                         continue
                     steps = [step for step, _ in series]
                     assert [step for step, _ in actual[tag]] == steps, f"{relative}:{tag}"
-                    pairs += [
+                    found = evaluation if relative.name.startswith("eval") else pairs
+                    found += [
                         (f"{relative}:{tag}", step, a, e)
                         for (step, e), (_, a) in zip(series, actual[tag], strict=True)
                     ]
-        assert_equal_until_the_drift(pairs, self.kernels, what=self.project.name)
-        return len(pairs)
+        onset = assert_equal_until_the_drift(pairs, self.kernels, what=self.project.name)
+        drifted = onset is not None or not self._same_trained_variables()
+        if not (self.kernels and drifted):
+            assert_equal_until_the_drift(evaluation, self.kernels, what=self.project.name)
+        return len(pairs) + len(evaluation)
+
+    def _same_trained_variables(self) -> bool:
+        """Whether the latest checkpoints of both runs hold the same values."""
+        for model_dir in self.project.model_dirs:
+            expected, actual = self._latest_checkpoints(model_dir)
+            for name in expected.get_variable_to_shape_map():
+                if not np.array_equal(actual.get_tensor(name), expected.get_tensor(name)):
+                    return False
+        return True
+
+    def _latest_checkpoints(self, model_dir: str) -> tuple:
+        """Readers of the latest checkpoint in ``model_dir`` of the expected and the
+        actual run."""
+        return tuple(
+            tf.train.load_checkpoint(tf.train.latest_checkpoint(str(root / model_dir)))
+            for root in (self.legacy, self.migrated)
+        )
 
     def checkpoints(self) -> None:
         """The same checkpoint files, and the latest one's variables (with kernel
@@ -179,8 +204,7 @@ class Comparison:
         for model_dir in self.project.model_dirs:
             expected_dir, actual_dir = self.legacy / model_dir, self.migrated / model_dir
             assert _checkpoint_names(actual_dir) == _checkpoint_names(expected_dir), model_dir
-            expected = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(expected_dir)))
-            actual = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(actual_dir)))
+            expected, actual = self._latest_checkpoints(model_dir)
             shapes = expected.get_variable_to_shape_map()
             assert actual.get_variable_to_shape_map() == shapes, model_dir
             if not self.kernel_drift:
