@@ -313,16 +313,20 @@ RACY_SUMMARIES = (
 def assert_racy_reads(actual: list, expected: list, *, what: str) -> None:
     """A summary of a read that TF 1's Session raced with the step's update: the
     runtime reads before the update (TF 1's usual outcome); the legacy value at
-    each step is that one (the read won) or the next step's (the update won, and
-    the next step reads what it wrote). A lost race at the last step has no next
-    value to match, and is the one value left unchecked."""
+    each step is that one (the read won), the next step's (the update won, and
+    the next step reads what it wrote), or, for a read of many weights that the
+    update was writing meanwhile, one between the two (a fraction of zero weights
+    with part of them updated: 0.5333 between 0.5667 and 0.5 in a clean-clone CI
+    run of 2026-11-27). A lost race at the last step has no next value to match,
+    and is the one value left unchecked."""
     assert [step for step, _ in actual] == [step for step, _ in expected], what
     values = [value for _, value in actual]
     for index, (step, value) in enumerate(expected):
         following = values[index + 1 : index + 2]
         if index + 1 == len(expected) and value != values[index]:
             continue
-        assert value in (values[index], *following), (
+        bounds = (values[index], *following)
+        assert min(bounds) <= value <= max(bounds), (
             f"{what}@{step}: {value!r} is neither the runtime's read before the update "
-            f"({values[index]!r}) nor after it ({following})"
+            f"({values[index]!r}), nor after it ({following}), nor between them"
         )
