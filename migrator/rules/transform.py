@@ -572,20 +572,24 @@ class MigrateTransformer(cst.CSTTransformer):
                 twins.append((alias, (twin_module, name)))
         if not twins:
             return updated, False
+        return self._moved_out_of(updated, twins, kept), not kept
+
+    def _moved_out_of(self, statement: cst.ImportFrom, moved: list, kept: list) -> cst.ImportFrom:
+        """``statement`` without the ``moved`` names (``(alias, (module, name))``),
+        each imported from its new module, bound as before. With nothing ``kept``,
+        the statement itself imports from the first new module (names from any
+        other get an import statement of their own)."""
         if kept:
-            self._need_imports(twins)
-            return updated.with_changes(names=_last_without_comma(kept)), False
-        first_module = twins[0][1][0]
-        self._need_imports([(a, t) for a, t in twins if t[0] != first_module])
+            self._need_imports(moved)
+            return statement.with_changes(names=_last_without_comma(kept))
+        first_module = moved[0][1][0]
+        self._need_imports([(a, t) for a, t in moved if t[0] != first_module])
         names = [
             alias.with_changes(name=cst.Name(name), asname=_asname(alias, name))
-            for alias, (twin_module, name) in twins
-            if twin_module == first_module
+            for alias, (module, name) in moved
+            if module == first_module
         ]
-        return (
-            updated.with_changes(module=dotted(first_module), names=_last_without_comma(names)),
-            True,
-        )
+        return statement.with_changes(module=dotted(first_module), names=_last_without_comma(names))
 
     def _rewrite_import_from(self, original: cst.ImportFrom, updated: cst.ImportFrom):
         module = get_full_name_for_node(original.module) if original.module else None
@@ -603,23 +607,7 @@ class MigrateTransformer(cst.CSTTransformer):
             for alias, (target_module, name) in moved:
                 bound = bound_name(alias)
                 self._bound.setdefault(f"{target_module}.{name}".removeprefix("runtime."), bound)
-        if not kept:
-            # The statement imports from the first runtime module; names from any
-            # other runtime module get an import statement of their own.
-            first_module = moved[0][1][0]
-            kept_here = [(a, t) for a, t in moved if t[0] == first_module]
-            self._need_imports([(a, t) for a, t in moved if t[0] != first_module])
-            return updated.with_changes(
-                module=dotted(first_module),
-                names=_last_without_comma(
-                    [
-                        alias.with_changes(name=cst.Name(name), asname=_asname(alias, name))
-                        for alias, (_, name) in kept_here
-                    ]
-                ),
-            )
-        self._need_imports(moved)
-        return updated.with_changes(names=_last_without_comma([alias for alias, _ in kept]))
+        return self._moved_out_of(updated, moved, [alias for alias, _ in kept])
 
     def _need_imports(self, moved) -> None:
         """Adds an import for each ``(alias, (runtime module, name))`` split from an

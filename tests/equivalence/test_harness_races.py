@@ -5,7 +5,11 @@ comparison, while any other difference in steps stays for it to fail on."""
 
 import pytest
 
-from helpers.harness import summaries_without_races_of_either, summaries_without_step_races
+from helpers.harness import (
+    assert_racy_reads,
+    summaries_without_races_of_either,
+    summaries_without_step_races,
+)
 
 RUNTIME = {"loss": [[1, 0.9], [6, 0.6], [11, 0.5], [16, 0.4], [21, 0.3]]}
 
@@ -56,8 +60,6 @@ def test_two_legacy_runs_leave_out_the_race_of_either():
 
 
 def test_a_racy_read_is_the_read_before_or_after_the_update_or_between():
-    from helpers.harness import assert_racy_reads
-
     runtime = [[1, 0.6], [2, 0.5667], [3, 0.5], [4, 0.4]]
     for legacy_at_2 in (0.5667, 0.5, 0.5333):  # before, after, part of the update seen
         assert_racy_reads(runtime, [[1, 0.6], [2, legacy_at_2], [3, 0.5], [4, 0.4]], what="f")

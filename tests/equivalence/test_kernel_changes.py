@@ -1,8 +1,9 @@
 """KERNEL_CHANGES (tests/helpers/kernel_drift.py) says which kernels changed, and where:
 each one, run on the same random inputs in a Session on TF 2.15 and on TF 2.21
 (tests/programs/kernel_outputs.py), gives other bits on some of them where its
-change shows (oneDNN on or off, oneDNN's AVX-512 kernels or not: the configuration
-the sides run with, on this machine's CPU), and the same bits where it does not. A
+change shows (oneDNN on or off, as the sides run; on this machine's CPU, or as
+scripts/test-as-avx2-cpu holds oneDNN and numpy to AVX2), and the same bits where
+it does not. A
 kernel that TensorFlow makes exact again fails here, and so does a change that
 shows where the table says it does not."""
 

@@ -40,11 +40,10 @@ import dataclasses
 import enum
 import json
 import math
-import os
 import subprocess
 from pathlib import Path
 
-from helpers.sides import LEGACY, REFERENCE, REPO
+from helpers.sides import LEGACY, REFERENCE, REPO, onednn_on
 
 KERNEL_PROBE = REPO / "tests" / "programs" / "kernel_probe.py"
 
@@ -73,11 +72,6 @@ class KernelChange:
         if self.where is Where.EVERY_CPU:
             return True
         return onednn_on() == (self.where is Where.ONEDNN_ON)
-
-
-def onednn_on() -> bool:
-    """oneDNN as the sides run it (sides.Side.env: on unless the environment says)."""
-    return os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1") not in ("0", "false", "False")
 
 
 KERNEL_CHANGES = {

@@ -50,6 +50,14 @@ ESTIMATOR_2_15 = MAIN_PYTHON.parent.parent / "estimator-2.15"
 LAUNCHER = tuple(shlex.split(os.environ.get("SIDE_LAUNCHER", "")))
 
 
+def onednn_on() -> bool:
+    """Whether the sides run with oneDNN: on unless the environment says otherwise.
+    TensorFlow's own default depends on the CPU (on here, with AVX-512 VNNI and
+    BF16; off on an emulated EPYC-Milan), and with it the kernels a graph computes
+    with."""
+    return os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1") not in ("0", "false", "False")
+
+
 @dataclasses.dataclass(frozen=True)
 class Side:
     name: str
@@ -79,10 +87,7 @@ class Side:
             PYTHONPATH=os.pathsep.join(str(path) for path in (REPO, *self.paths)),
             TF_CPP_MIN_LOG_LEVEL="2",
             CUDA_VISIBLE_DEVICES="",
-            # oneDNN on unless the run says otherwise: TensorFlow's own default
-            # depends on the CPU (on here, with AVX-512 VNNI and BF16; off on an
-            # emulated EPYC-Milan), and with it the kernels a graph computes with
-            TF_ENABLE_ONEDNN_OPTS=os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1"),
+            TF_ENABLE_ONEDNN_OPTS="1" if onednn_on() else "0",
         )
         env.pop("TF_CONFIG", None)
         if self.tensorflow == "2.15":
