@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -21,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from migrator.command.files import FileResult
@@ -80,11 +82,13 @@ def verify(results: list[FileResult]) -> Verification:
     verification = look_up(names)
     version = verification.versions.get("tensorflow", "the installed TensorFlow")
     for result in results:
+        input_line = None
         for reference in result.references:
             if reference.name not in verification.missing:
                 continue
             if any(_within(reference.name, known) for known in result.reported_names):
                 continue
+            input_line = input_line or _input_lines(result)
             short = (
                 "tf" + reference.name[len("tensorflow") :]
                 if reference.name.startswith("tensorflow.")
@@ -93,7 +97,7 @@ def verify(results: list[FileResult]) -> Verification:
             result.diagnostics.append(
                 Diagnostic(
                     str(result.path),
-                    reference.line,
+                    input_line(reference.line),
                     reference.column,
                     "MIG105",
                     f"{short} does not exist in TensorFlow {version} (with the runtime "
@@ -102,6 +106,24 @@ def verify(results: list[FileResult]) -> Verification:
                 )
             )
     return verification
+
+
+def _input_lines(result: FileResult) -> Callable[[int], int]:
+    """Maps a line of the migrated file (where its names were found) to the line
+    of the input file it came from, which diagnostics name: the same line where
+    the two texts agree, else the line at the same place in the input's lines
+    that the migration replaced (a line it added: the input's next line)."""
+    before, after = (text.splitlines() for text in result.texts())
+    blocks = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+
+    def input_line(line: int) -> int:
+        index = line - 1
+        for _, first, end, new_first, new_end in blocks:
+            if new_first <= index < new_end:
+                return first + min(index - new_first, max(end - first - 1, 0)) + 1
+        return line
+
+    return input_line
 
 
 @dataclasses.dataclass(frozen=True)

@@ -41,6 +41,7 @@ NAMESPACES = {
     "tensorflow.contrib.crf": "contrib.crf",
     "tensorflow.contrib.predictor": "contrib.predictor",
     "tensorflow.contrib.cudnn_rnn": "contrib.cudnn_rnn",
+    "tensorflow.contrib.image": "contrib.image",
 }
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
@@ -125,6 +126,18 @@ _CONTRIB_CRF = (
     "crf_unary_score",
     "viterbi_decode",
 )
+# tf.contrib.image's projective transforms (its other functions are reported)
+_CONTRIB_IMAGE = (
+    "transform",
+    "rotate",
+    "translate",
+    "angles_to_projective_transforms",
+    "translations_to_projective_transforms",
+    "compose_transforms",
+    "flat_transforms_to_matrices",
+    "matrices_to_flat_transforms",
+)
+
 # tf.contrib.opt's names the runtime ports
 _CONTRIB_OPT = (
     "AdamWOptimizer",
@@ -136,6 +149,8 @@ _CONTRIB_OPT = (
 # tf.contrib.rnn's names the runtime ports (the core cells go to tf.compat.v1.nn.rnn_cell)
 _CONTRIB_RNN = (
     "FusedRNNCellAdaptor",
+    "GRUBlockCell",
+    "GRUBlockCellV2",
     "LSTMBlockCell",
     "LSTMBlockFusedCell",
     "LayerNormBasicLSTMCell",
@@ -184,6 +199,7 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.EstimatorV2",
         "estimator._load_global_step_from_checkpoint_dir",
         "estimator.EvalSpec",
+        "estimator.estimator_export",
         "estimator.Exporter",
         "estimator.FeedFnHook",
         "estimator.FinalExporter",
@@ -315,6 +331,8 @@ RUNTIME_SYMBOLS = frozenset(
         "contrib.cudnn_rnn",
         "contrib.cudnn_rnn.CudnnCompatibleGRUCell",
         "contrib.cudnn_rnn.CudnnCompatibleLSTMCell",
+        "contrib.image",
+        *(f"contrib.image.{name}" for name in _CONTRIB_IMAGE),
     }
 )
 
@@ -345,6 +363,7 @@ RUNTIME_MODULES = frozenset(
         "contrib.device_setter",
         "contrib.predictor",
         "contrib.cudnn_rnn",
+        "contrib.image",
     }
 )
 
@@ -392,6 +411,7 @@ RUNTIME_ALIASES = {
     "contrib.device_setter": "contrib_device_setter",
     "contrib.predictor": "contrib_predictor",
     "contrib.cudnn_rnn": "contrib_cudnn_rnn",
+    "contrib.image": "contrib_image",
 }
 
 # tf.contrib symbols with an exact TF 2 equivalent (same signature, same numbers).
@@ -405,6 +425,12 @@ CONTRIB_RENAMES = {
         "tensorflow.distribute.cluster_resolver.TPUClusterResolver"
     ),
     "tensorflow.contrib.training.checkpoints_iterator": "tensorflow.train.checkpoints_iterator",
+    # TF 1.15's tf.contrib.tpu re-exported TF's own topology and device assignment
+    "tensorflow.contrib.tpu.Topology": "tensorflow.tpu.experimental.Topology",
+    "tensorflow.contrib.tpu.DeviceAssignment": "tensorflow.tpu.experimental.DeviceAssignment",
+    "tensorflow.contrib.tpu.device_assignment": (
+        "tensorflow.tpu.experimental.DeviceAssignment.build"
+    ),
     # TF 1.15's tf.contrib.rnn re-exported the core cells, which TF 2 keeps here
     **{
         f"tensorflow.contrib.rnn.{name}": f"tensorflow.compat.v1.nn.rnn_cell.{name}"
@@ -659,6 +685,8 @@ def slim_replacement(qualified_name: str) -> str | None:
 
 def contrib_tpu_in_tf2(qualified_name: str) -> str | None:
     """``tf.contrib.tpu.X`` that was TF's own tpu module's X: its TF 2 name."""
+    if qualified_name in CONTRIB_RENAMES:
+        return CONTRIB_RENAMES[qualified_name]
     prefix = "tensorflow.contrib.tpu."
     if qualified_name.startswith(prefix):
         rest = qualified_name[len(prefix) :]

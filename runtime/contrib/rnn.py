@@ -8,8 +8,8 @@ checkpoints restore. Time-major inputs ``[time, batch, depth]`` (or a list of
 ``[batch, depth]``); outputs past each ``sequence_length`` are zeros and the
 final state is the state at the last valid step. ``TimeReversedFusedRNN`` runs
 a fused cell backwards over each sequence; ``FusedRNNCellAdaptor`` runs an
-ordinary cell as a fused one. ``LSTMBlockCell`` and ``LayerNormBasicLSTMCell``
-step one time step at a time (runtime/contrib/rnn_cells.py). The cells TF 2 kept under
+ordinary cell as a fused one. ``LSTMBlockCell``, ``GRUBlockCell`` and
+``LayerNormBasicLSTMCell`` step one time step at a time (runtime/contrib/rnn_cells.py). The cells TF 2 kept under
 ``tf.compat.v1.nn.rnn_cell`` (``LSTMCell``, ``DropoutWrapper``, ...) are mapped
 there by ``migrate`` instead.
 """
@@ -19,10 +19,18 @@ from __future__ import annotations
 import tensorflow as tf
 from tensorflow.python.ops import gen_rnn_ops
 
-from runtime.contrib.rnn_cells import BlockLSTMWeights, LayerNormBasicLSTMCell, LSTMBlockCell
+from runtime.contrib.rnn_cells import (
+    BlockLSTMWeights,
+    GRUBlockCell,
+    GRUBlockCellV2,
+    LayerNormBasicLSTMCell,
+    LSTMBlockCell,
+)
 
 __all__ = [
     "FusedRNNCellAdaptor",
+    "GRUBlockCell",
+    "GRUBlockCellV2",
     "LSTMBlockCell",
     "LSTMBlockFusedCell",
     "LayerNormBasicLSTMCell",

@@ -1,4 +1,4 @@
-"""``tf.contrib.rnn``'s step-at-a-time LSTM cells, as TF 1.15 defined them.
+"""``tf.contrib.rnn``'s step-at-a-time LSTM and GRU cells, as TF 1.15 defined them.
 
 ``LSTMBlockCell`` runs one LSTM step in TensorFlow's ``LSTMBlockCell`` kernel,
 which TF 2 still ships without its gradient (TF 1.15's contrib registered it; so
@@ -13,7 +13,11 @@ peepholes, ``w_i_diag``/``w_f_diag``/``w_o_diag``; gates in the order
 layer-normalized (``gamma``/``beta`` under ``input``, ``transform``, ``forget``,
 ``output`` and ``state``), with recurrent dropout on the candidate ``g``.
 
-Both take their variables under the names TF 1.15 gave them, so its checkpoints
+``GRUBlockCell`` (and ``GRUBlockCellV2``, the same cell with other variable
+names) runs one GRU step in TensorFlow's ``GRUBlockCell`` kernel, whose gradient
+is registered here from ``GRUBlockCellGrad`` as TF 1.15's contrib did.
+
+All take their variables under the names TF 1.15 gave them, so its checkpoints
 restore.
 """
 
@@ -137,14 +141,102 @@ def _lstm_block_cell_gradient(op, *grads):
     return x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad
 
 
-def _register_lstm_block_cell_gradient() -> None:
+class GRUBlockCell(tf.compat.v1.nn.rnn_cell.RNNCell):
+    """One GRU step in one kernel (TF 1.15's ``GRUBlockCell``, a ``LayerRNNCell``
+    in the layer's own scope, ``gru_cell`` by default): variables ``w_ru``
+    (``[input + units, 2 * units]``, reset and update gates), ``b_ru`` (ones),
+    ``w_c`` (``[input + units, units]``, the candidate) and ``b_c`` (zeros)."""
+
+    _VARIABLE_NAMES = ("w_ru", "b_ru", "w_c", "b_c")
+
+    def __init__(self, num_units=None, reuse=None, name="gru_cell", cell_size=None):
+        super().__init__(_reuse=reuse, name=name)
+        if (cell_size is None) == (num_units is None):
+            raise ValueError("Exactly one of num_units or cell_size must be provided.")
+        self._cell_size = num_units if num_units is not None else cell_size
+        self.input_spec = tf.compat.v1.layers.InputSpec(ndim=2)
+
+    def __call__(self, inputs, state, scope=None, *args, **kwargs):
+        # a LayerRNNCell: the layer's scope, not the RNN cell's custom getter
+        return tf.compat.v1.layers.Layer.__call__(self, inputs, state, *args, scope=scope, **kwargs)
+
+    @property
+    def state_size(self):
+        return self._cell_size
+
+    @property
+    def output_size(self):
+        return self._cell_size
+
+    def build(self, input_shape):
+        input_size = tf.compat.v1.dimension_value(input_shape[1])
+        if input_size is None:
+            raise ValueError("Expecting input_size to be set.")
+        units = self._cell_size
+        gates_kernel, gates_bias, candidate_kernel, candidate_bias = self._VARIABLE_NAMES
+        self._gate_kernel = self.add_weight(gates_kernel, [input_size + units, 2 * units])
+        self._gate_bias = self.add_weight(
+            gates_bias, [2 * units], initializer=tf.compat.v1.constant_initializer(1.0)
+        )
+        self._candidate_kernel = self.add_weight(candidate_kernel, [input_size + units, units])
+        self._candidate_bias = self.add_weight(
+            candidate_bias, [units], initializer=tf.compat.v1.constant_initializer(0.0)
+        )
+        self.built = True
+
+    def call(self, inputs, h_prev):
+        cell_size = h_prev.shape.with_rank(2)[1]
+        if cell_size != self._cell_size:
+            raise ValueError(
+                f"Shape of h_prev[1] incorrect: cell_size {self._cell_size} vs {cell_size}"
+            )
+        *_, new_h = gen_rnn_ops.gru_block_cell(
+            x=inputs,
+            h_prev=h_prev,
+            w_ru=self._gate_kernel,
+            w_c=self._candidate_kernel,
+            b_ru=self._gate_bias,
+            b_c=self._candidate_bias,
+        )
+        return new_h, new_h
+
+
+class GRUBlockCellV2(GRUBlockCell):
+    """TF 1.15's ``GRUBlockCellV2``: ``GRUBlockCell`` with the variable names of
+    TF's own GRU cell (``gates/kernel``, ``gates/bias``, ``candidate/kernel``,
+    ``candidate/bias``)."""
+
+    _VARIABLE_NAMES = ("gates/kernel", "gates/bias", "candidate/kernel", "candidate/bias")
+
+
+def _gru_block_cell_gradient(op, *grads):
+    """The inputs' gradients of one ``GRUBlockCell`` step: the kernel's own
+    ``GRUBlockCellGrad`` gives the input's, the previous state's and the gates'
+    pre-activation gradients; the weights' follow from ``[x, h_prev] @ w_ru + b_ru``
+    and ``[x, r * h_prev] @ w_c + b_c``."""
+    x, h_prev, w_ru, w_c, b_ru, b_c = op.inputs
+    r, u, c, _ = op.outputs
+    h_grad = grads[3]
+    x_grad, h_prev_grad, c_bar_grad, r_bar_u_bar_grad = gen_rnn_ops.gru_block_cell_grad(
+        x=x, h_prev=h_prev, w_ru=w_ru, w_c=w_c, b_ru=b_ru, b_c=b_c, r=r, u=u, c=c, d_h=h_grad
+    )
+    w_ru_grad = tf.matmul(tf.concat([x, h_prev], 1), r_bar_u_bar_grad, transpose_a=True)
+    b_ru_grad = tf.raw_ops.BiasAddGrad(out_backprop=r_bar_u_bar_grad)
+    w_c_grad = tf.matmul(tf.concat([x, h_prev * r], 1), c_bar_grad, transpose_a=True)
+    b_c_grad = tf.raw_ops.BiasAddGrad(out_backprop=c_bar_grad)
+    return x_grad, h_prev_grad, w_ru_grad, w_c_grad, b_ru_grad, b_c_grad
+
+
+def _register_gradient(op_type: str, gradient) -> None:
+    """TF 1.15's contrib registered these; TF 2 ships the kernels without."""
     try:
-        ops.gradient_registry.lookup("LSTMBlockCell")
+        ops.gradient_registry.lookup(op_type)
     except LookupError:
-        ops.RegisterGradient("LSTMBlockCell")(_lstm_block_cell_gradient)
+        ops.RegisterGradient(op_type)(gradient)
 
 
-_register_lstm_block_cell_gradient()
+_register_gradient("LSTMBlockCell", _lstm_block_cell_gradient)
+_register_gradient("GRUBlockCell", _gru_block_cell_gradient)
 
 
 class LayerNormBasicLSTMCell(tf.compat.v1.nn.rnn_cell.RNNCell):

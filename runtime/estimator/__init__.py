@@ -27,6 +27,7 @@ from runtime.engine.hooks import SessionRunArgs, SessionRunContext, SessionRunHo
 from runtime.engine.run_config import RunConfig
 from runtime.engine.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
 from runtime.estimator import experimental, export, inputs
+from runtime.estimator.api_export import estimator_export
 from runtime.estimator.extenders import add_metrics
 from runtime.saving import checkpoints
 from runtime.saving.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
@@ -59,6 +60,7 @@ def _load_global_step_from_checkpoint_dir(checkpoint_dir: str) -> int:
 
 
 __all__ = [
+    "estimator_export",
     "BaselineClassifier",
     "BaselineEstimator",
     "BaselineRegressor",

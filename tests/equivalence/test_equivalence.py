@@ -45,7 +45,7 @@ KERNEL_DRIFT = {
     "tf1_bilstm_crf": {"BlockLSTM", "Reciprocal"},
     "tf1_contrib_opt_embeddings": {"Reciprocal", "Sigmoid"},  # as custom_v1_head
     "tf1_contrib_optimize_loss_metrics": {"Reciprocal"},
-    "tf1_melody_rnn_cells": {"Sigmoid", "Tanh"},  # the cells' gates and states
+    "tf1_melody_rnn_cells": {"Sigmoid", "Tanh", "GRUBlockCell"},  # the cells' gates and states
     "tf1_session_hooks": {"Tanh"},
     "tpu_bert_classifier_cpu": {"Tanh"},  # the pooler
     "train_and_evaluate_exporters": {"Softmax"},

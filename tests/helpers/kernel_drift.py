@@ -96,6 +96,9 @@ KERNEL_CHANGES = {
     "BlockLSTM": KernelChange(
         1e-3, "other last bits of its gates' tanh and sigmoid, step after step"
     ),
+    # tf.contrib.rnn.GRUBlockCell's kernel: its gates' sigmoid and its candidate's
+    # tanh are Eigen's (its gradient's kernel, GRUBlockCellGrad, did not change)
+    "GRUBlockCell": KernelChange(1e-5, "other last bits of its gates' sigmoid and tanh"),
 }
 
 

@@ -102,6 +102,33 @@ def test_a_private_module_alias_is_verified_at_each_use(tmp_path):
     assert len(lines_with("MIG108", result.output)) == 1
 
 
+def test_a_missing_name_is_reported_at_its_line_in_the_input_file(tmp_path):
+    """Names are looked up in the migrated text, whose lines moved where the
+    migration removed or added lines before them; the report names the input
+    file, so it gives the input's line, also with --out."""
+    path = tmp_path / "assign.py"
+    path.write_text(
+        "import tensorflow as tf\n"
+        "from tensorflow.contrib.tpu.python.tpu import device_assignment\n"
+        "from tensorflow.contrib.tpu.python.tpu import tpu_function\n"
+        "\n"
+        "\n"
+        "def assign(topology):\n"
+        "    shards = tpu_function.get_tpu_context().number_of_shards\n"
+        "    return device_assignment.device_assignment(topology, num_replicas=shards)\n"
+        "\n"
+        "\n"
+        "oops = tf.compat.v1.no_such_thing\n"
+    )
+    for arguments in (("--check",), ("--verify", "--out", tmp_path / "out")):
+        result = run(*arguments, path)
+        assert [line.split(" MIG105")[0] for line in lines_with("MIG105", result.output)] == [
+            f"{path}:11:8:"
+        ], result.output
+    migrated = (tmp_path / "out" / "assign.py").read_text().splitlines()
+    assert migrated.index("oops = tf.compat.v1.no_such_thing") != 10  # the lines did move
+
+
 def test_a_name_looked_up_where_the_program_falls_back_is_not_reported(tmp_path):
     """DeepCTR's way of running on several TensorFlows: a private name looked up in
     a ``try`` whose handler catches the failed lookup has a fallback; the same

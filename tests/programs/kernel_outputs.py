@@ -53,6 +53,26 @@ def _block_lstm(inputs):
     ).h
 
 
+# One GRU step (tf.contrib.rnn.GRUBlockCell): inputs, the previous state, the
+# gates' and the candidate's weights (its gradient's kernel, GRUBlockCellGrad,
+# gives the same bits on both versions)
+_GRU_INPUTS = _RANDOM.normal(size=(16, 6)).astype(np.float32)
+_GRU_STATE = _RANDOM.normal(scale=0.5, size=(16, 8)).astype(np.float32)
+_GRU_GATES_KERNEL = _RANDOM.normal(scale=0.3, size=(14, 16)).astype(np.float32)
+_GRU_CANDIDATE_KERNEL = _RANDOM.normal(scale=0.3, size=(14, 8)).astype(np.float32)
+
+
+def _gru_block_cell(inputs):
+    return tf.raw_ops.GRUBlockCell(
+        x=inputs,
+        h_prev=tf.constant(_GRU_STATE),
+        w_ru=tf.constant(_GRU_GATES_KERNEL),
+        w_c=tf.constant(_GRU_CANDIDATE_KERNEL),
+        b_ru=tf.ones([16]),
+        b_c=tf.zeros([8]),
+    ).h
+
+
 def _fused_convolution(images):
     convolution = tf.nn.conv2d(images, tf.constant(_FILTERS), strides=1, padding="SAME")
     return tf.nn.relu(tf.nn.bias_add(convolution, tf.constant(_BIASES)))
@@ -66,6 +86,7 @@ KERNELS = {
     "Softmax": (tf.nn.softmax, _SOFTMAX_ROWS),
     "Conv2D": (_fused_convolution, _IMAGES),
     "BlockLSTM": (_block_lstm, _LSTM_INPUTS),
+    "GRUBlockCell": (_gru_block_cell, _GRU_INPUTS),
 }
 
 

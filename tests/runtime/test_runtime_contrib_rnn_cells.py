@@ -10,7 +10,7 @@ import pytest
 import tensorflow as tf
 
 from runtime.contrib.cudnn_rnn import CudnnCompatibleGRUCell, CudnnCompatibleLSTMCell
-from runtime.contrib.rnn import LayerNormBasicLSTMCell, LSTMBlockCell
+from runtime.contrib.rnn import GRUBlockCell, GRUBlockCellV2, LayerNormBasicLSTMCell, LSTMBlockCell
 
 BATCH, INPUT, UNITS = 3, 4, 5
 _random = np.random.RandomState(11)
@@ -170,3 +170,74 @@ def test_cudnn_compatible_gru_cell_resets_the_hidden_projection_as_cudnn(graph):
     candidate = np.tanh(X @ input_kernel + input_bias + r * (H @ hidden_kernel + hidden_bias))
     np.testing.assert_allclose(got, (1 - u) * candidate + u * H, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(got, got_state)
+
+
+GATES_KERNEL, CANDIDATE_KERNEL = KERNEL[:, : 2 * UNITS], KERNEL[:, 2 * UNITS : 3 * UNITS]
+GATES_BIAS, CANDIDATE_BIAS = BIAS[: 2 * UNITS], BIAS[2 * UNITS : 3 * UNITS]
+
+
+def run_gru_step(cell, names: tuple[str, str, str, str]):
+    """One step of a GRU block cell from ``H``, its variables (named ``names``: gates'
+    kernel and bias, candidate's kernel and bias) set to the arrays above:
+    ``(h, {variable name or "x": gradient of sum(h)})``."""
+    x = tf.constant(X)
+    with tf.compat.v1.variable_scope("rnn"):
+        h, state = cell(x, tf.constant(H))
+    variables = {v.op.name: v for v in tf.compat.v1.global_variables()}
+    assert sorted(variables) == sorted(f"rnn/{cell.name}/{name}" for name in names)
+    values = (GATES_KERNEL, GATES_BIAS, CANDIDATE_KERNEL, CANDIDATE_BIAS)
+    targets = [variables[f"rnn/{cell.name}/{name}"] for name in names]
+    gradients = tf.gradients(tf.reduce_sum(h), [x, *targets])
+    with tf.compat.v1.Session() as session:
+        for variable, value in zip(targets, values, strict=True):
+            variable.load(value, session)
+        got, got_state, got_gradients = session.run([h, state, gradients])
+    np.testing.assert_array_equal(got, got_state)
+    return got, dict(zip(["x", *names], got_gradients, strict=True))
+
+
+@pytest.mark.parametrize(
+    "make, names",
+    [
+        (lambda: GRUBlockCell(UNITS), ("w_ru", "b_ru", "w_c", "b_c")),
+        (
+            lambda: GRUBlockCellV2(UNITS),
+            ("gates/kernel", "gates/bias", "candidate/kernel", "candidate/bias"),
+        ),
+    ],
+)
+def test_gru_block_cell_names_its_variables_and_steps_as_the_gru_equations(graph, make, names):
+    h, _ = run_gru_step(make(), names)
+    gates = sigmoid(np.concatenate([X, H], 1) @ GATES_KERNEL + GATES_BIAS)
+    r, u = np.split(gates, 2, axis=1)
+    candidate = np.tanh(np.concatenate([X, r * H], 1) @ CANDIDATE_KERNEL + CANDIDATE_BIAS)
+    np.testing.assert_allclose(h, u * H + (1 - u) * candidate, rtol=1e-5, atol=1e-6)
+
+
+def test_gru_block_cell_gradient_is_the_gradient_of_the_same_step_in_ordinary_ops(graph):
+    names = ("w_ru", "b_ru", "w_c", "b_c")
+    _, block = run_gru_step(GRUBlockCell(UNITS), names)
+    with tf.Graph().as_default():
+        x = tf.constant(X)
+        weights = [
+            tf.constant(v) for v in (GATES_KERNEL, GATES_BIAS, CANDIDATE_KERNEL, CANDIDATE_BIAS)
+        ]
+        gates_kernel, gates_bias, candidate_kernel, candidate_bias = weights
+        r, u = tf.split(
+            tf.sigmoid(tf.matmul(tf.concat([x, H], 1), gates_kernel) + gates_bias), 2, 1
+        )
+        candidate = tf.tanh(tf.matmul(tf.concat([x, r * H], 1), candidate_kernel) + candidate_bias)
+        h = u * H + (1 - u) * candidate
+        reference = tf.gradients(tf.reduce_sum(h), [x, *weights])
+        with tf.compat.v1.Session() as session:
+            expected = session.run(reference)
+    for name, want in zip(["x", *names], expected, strict=True):
+        np.testing.assert_allclose(block[name], want, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_gru_block_cell_takes_exactly_one_size_as_tf_1_15():
+    with pytest.raises(ValueError, match="Exactly one of num_units or cell_size"):
+        GRUBlockCell()
+    with pytest.raises(ValueError, match="Exactly one of num_units or cell_size"):
+        GRUBlockCell(UNITS, cell_size=UNITS)
+    assert GRUBlockCell(cell_size=UNITS).state_size == UNITS

@@ -1,7 +1,8 @@
 """``tf.contrib.rnn`` for the legacy side, from TF 1.15's
 ``contrib/rnn/python/ops/lstm_ops.py``, ``rnn_cell.py`` and ``fused_rnn_cell.py``:
 the one-step ``LSTMBlockCell`` (with the gradient contrib registered) and
-``LayerNormBasicLSTMCell``, the fused LSTM
+``LayerNormBasicLSTMCell``, ``gru_ops.py``'s ``GRUBlockCell`` and ``GRUBlockCellV2``
+(with the gradient contrib registered), the fused LSTM
 (one ``BlockLSTM`` kernel over the sequence, a ``tf.layers`` layer with
 ``kernel`` and ``bias``), the time-reversed wrapper, and TF 1.15's re-exports of
 the core cells (``tensorflow.python.ops.rnn_cell``) and stacked bidirectional
@@ -254,6 +255,93 @@ def _LSTMBlockCellGrad(op, *grad):
     w_grad = math_ops.matmul(xh, dicfo, transpose_a=True)
     b_grad = gen_nn_ops.bias_add_grad(dicfo)
     return (x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad)
+
+
+class GRUBlockCell(tf.compat.v1.nn.rnn_cell.RNNCell):
+    """TF 1.15's ``gru_ops.GRUBlockCell``: a ``LayerRNNCell`` over the
+    ``GRUBlockCell`` kernel."""
+
+    def __init__(self, num_units=None, reuse=None, name="gru_cell", cell_size=None):
+        super().__init__(_reuse=reuse, name=name)
+        if (cell_size is None) == (num_units is None):
+            raise ValueError("Exactly one of num_units or cell_size must be provided.")
+        if num_units is None:
+            num_units = cell_size
+        self._cell_size = num_units
+        self.input_spec = tf.compat.v1.layers.InputSpec(ndim=2)
+
+    def __call__(self, inputs, state, scope=None, *args, **kwargs):
+        # rnn_cell_impl.LayerRNNCell.__call__
+        return tf.compat.v1.layers.Layer.__call__(self, inputs, state, *args, scope=scope, **kwargs)
+
+    @property
+    def state_size(self):
+        return self._cell_size
+
+    @property
+    def output_size(self):
+        return self._cell_size
+
+    def build(self, input_shape):
+        input_size = tensor_shape.dimension_value(input_shape[1])
+        if input_size is None:
+            raise ValueError("Expecting input_size to be set.")
+        self._gate_kernel = self.add_variable(
+            "w_ru", [input_size + self._cell_size, self._cell_size * 2])  # fmt: skip
+        self._gate_bias = self.add_variable(
+            "b_ru", [self._cell_size * 2], initializer=init_ops.constant_initializer(1.0))  # fmt: skip
+        self._candidate_kernel = self.add_variable(
+            "w_c", [input_size + self._cell_size, self._cell_size])  # fmt: skip
+        self._candidate_bias = self.add_variable(
+            "b_c", [self._cell_size], initializer=init_ops.constant_initializer(0.0))  # fmt: skip
+        self.built = True
+
+    def call(self, inputs, h_prev):
+        cell_size = h_prev.get_shape().with_rank(2)[1]
+        if cell_size != self._cell_size:
+            raise ValueError(
+                f"Shape of h_prev[1] incorrect: cell_size {self._cell_size} vs {cell_size}")  # fmt: skip
+        (_, _, _, new_h) = gen_rnn_ops.gru_block_cell(
+            x=inputs, h_prev=h_prev, w_ru=self._gate_kernel, b_ru=self._gate_bias,
+            w_c=self._candidate_kernel, b_c=self._candidate_bias)  # fmt: skip
+        return new_h, new_h
+
+
+class GRUBlockCellV2(GRUBlockCell):
+    """TF 1.15's ``gru_ops.GRUBlockCellV2``: only its variables' names differ."""
+
+    def build(self, input_shape):
+        input_size = tensor_shape.dimension_value(input_shape[1])
+        if input_size is None:
+            raise ValueError("Expecting input_size to be set.")
+        self._gate_kernel = self.add_variable(
+            "gates/kernel", [input_size + self._cell_size, self._cell_size * 2])  # fmt: skip
+        self._gate_bias = self.add_variable(
+            "gates/bias", [self._cell_size * 2],
+            initializer=init_ops.constant_initializer(1.0))  # fmt: skip
+        self._candidate_kernel = self.add_variable(
+            "candidate/kernel", [input_size + self._cell_size, self._cell_size])  # fmt: skip
+        self._candidate_bias = self.add_variable(
+            "candidate/bias", [self._cell_size],
+            initializer=init_ops.constant_initializer(0.0))  # fmt: skip
+        self.built = True
+
+
+@ops.RegisterGradient("GRUBlockCell")
+def _GRUBlockCellGrad(op, *grad):
+    """gru_ops._GRUBlockCellGrad (TF 2.15, like TF 2.21, has no gradient for it)."""
+    (x, h_prev, w_ru, w_c, b_ru, b_c) = op.inputs
+    (r, u, c, _) = op.outputs
+    (_, _, _, d_h) = grad
+    (d_x, d_h_prev, d_c_bar, d_r_bar_u_bar) = gen_rnn_ops.gru_block_cell_grad(
+        x=x, h_prev=h_prev, w_ru=w_ru, w_c=w_c, b_ru=b_ru, b_c=b_c, r=r, u=u, c=c, d_h=d_h)  # fmt: skip
+    x_h_prev = array_ops.concat([x, h_prev], 1)
+    d_w_ru = math_ops.matmul(x_h_prev, d_r_bar_u_bar, transpose_a=True)
+    d_b_ru = gen_nn_ops.bias_add_grad(d_r_bar_u_bar)
+    x_h_prevr = array_ops.concat([x, h_prev * r], 1)
+    d_w_c = math_ops.matmul(x_h_prevr, d_c_bar, transpose_a=True)
+    d_b_c = gen_nn_ops.bias_add_grad(d_c_bar)
+    return d_x, d_h_prev, d_w_ru, d_w_c, d_b_ru, d_b_c
 
 
 class LayerNormBasicLSTMCell(tf.compat.v1.nn.rnn_cell.RNNCell):

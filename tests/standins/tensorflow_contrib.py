@@ -109,6 +109,8 @@ def install() -> None:
             **{
                 name: getattr(contrib_rnn, name)
                 for name in (
+                    "GRUBlockCell",
+                    "GRUBlockCellV2",
                     "LSTMBlockCell",
                     "LSTMBlockFusedCell",
                     "LayerNormBasicLSTMCell",
