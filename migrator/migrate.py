@@ -8,7 +8,7 @@ from pathlib import Path
 
 from migrator.data.diagnostics import CODES, RULES, Diagnostic
 from migrator.names.dialect import TF1, imports_runtime, tensorflow_dialect
-from migrator.names.program import FILE_ALONE, Program
+from migrator.names.program import FILE_ALONE, Program, switches_on
 from migrator.rules import chunked, hook_sessions, tf1_behaviour
 from migrator.rules.transform import Part, migrate_module
 from migrator.source.deep_stack import call_with_deep_stack
@@ -126,7 +126,7 @@ def _with_tf1_behaviour(migration: Migration, tree, program: Program, enabled) -
         return migration
     path = migration.path
     if Path(path).absolute() in program.entry_points:
-        if tf1_behaviour.RULE not in enabled:
+        if tf1_behaviour.RULE not in enabled or switches_on(migration.migrated):
             return migration
         migrated = tf1_behaviour.switch_on(migration.migrated, program)
         return dataclasses.replace(migration, migrated=migrated)

@@ -142,6 +142,7 @@ _CONTRIB_IMAGE = (
 _CONTRIB_OPT = (
     "AdamWOptimizer",
     "DecoupledWeightDecayExtension",
+    "LARSOptimizer",
     "LazyAdamOptimizer",
     "MomentumWOptimizer",
     "extend_with_decoupled_weight_decay",
@@ -235,6 +236,13 @@ RUNTIME_SYMBOLS = frozenset(
         *(f"estimator.experimental.{name}" for name in _EARLY_STOPPING),
         "estimator.experimental.make_stop_at_checkpoint_step_hook",
         "estimator.experimental.InMemoryEvaluatorHook",
+        "estimator.experimental.build_raw_supervised_input_receiver_fn",
+        # tensorflow-estimator's private export module's (export/export.py)
+        "estimator.export.SupervisedInputReceiver",
+        "estimator.export.UnsupervisedInputReceiver",
+        "estimator.export.build_raw_supervised_input_receiver_fn",
+        # defined in the private tpu_estimator module, which maps to estimator.tpu
+        "estimator.tpu.ExportSavedModelApiVersion",
         "estimator.train_and_evaluate",
         "estimator.v1",
         *TWO_FLAVOURS,  # the canned estimators, in both flavours
@@ -425,6 +433,11 @@ CONTRIB_RENAMES = {
         "tensorflow.distribute.cluster_resolver.TPUClusterResolver"
     ),
     "tensorflow.contrib.training.checkpoints_iterator": "tensorflow.train.checkpoints_iterator",
+    # TF 1.15's tf.contrib.compiler re-exported TF's own XLA entry points
+    "tensorflow.contrib.compiler.xla.compile": "tensorflow.xla.experimental.compile",
+    "tensorflow.contrib.compiler.jit.experimental_jit_scope": (
+        "tensorflow.xla.experimental.jit_scope"
+    ),
     # TF 1.15's tf.contrib.tpu re-exported TF's own topology and device assignment
     "tensorflow.contrib.tpu.Topology": "tensorflow.tpu.experimental.Topology",
     "tensorflow.contrib.tpu.DeviceAssignment": "tensorflow.tpu.experimental.DeviceAssignment",
@@ -612,6 +625,49 @@ _BOOSTED_TREES_INSTEAD = (
     "in 2.9; train the trees with a gradient-boosting library instead, such as "
     "TensorFlow Decision Forests, XGBoost or LightGBM"
 )
+# What to use instead of a whole legacy module with no TF 2 home, for each of its
+# names (by qualified module name; INSTEAD's entries for single names come first).
+_MODULE_INSTEAD = {
+    "tensorflow.contrib.gan": (
+        "tf.contrib.gan lives on as the tensorflow-gan package, whose last release "
+        "(2.1.0) does not import on TensorFlow 2.16+ (it uses tf.estimator) nor run on "
+        "Python 3.11 (inspect.getargspec): vendor its source, run migrate on it (it "
+        "converts clean) and replace inspect.getargspec with inspect.getfullargspec"
+    ),
+    "tensorflow.contrib.learn": (
+        "use tf.estimator's own API, which the runtime has: an Experiment and "
+        "learn_runner.run become train_and_evaluate(estimator, TrainSpec(train_input_fn, "
+        "max_steps=train_steps), EvalSpec(eval_input_fn, steps=eval_steps, "
+        "exporters=...)); make_export_strategy becomes a LatestExporter"
+    ),
+    "tensorflow.contrib.seq2seq": (
+        "no maintained port runs on TensorFlow 2.16+ (TensorFlow Addons' tfa.seq2seq, "
+        "with other variable names, supports TensorFlow up to 2.15): rebuild the decoder "
+        "from tf.compat.v1.nn.rnn_cell cells and tf.keras.layers.Attention by hand"
+    ),
+    "tensorflow.contrib.quantize": (
+        "quantization-aware training moved to the TensorFlow Model Optimization "
+        "Toolkit (tfmot.quantization.keras.quantize_model), for Keras models"
+    ),
+    "tensorflow.examples.tutorials.mnist": (
+        "use tf.keras.datasets.mnist.load_data(): the same 60,000 training and 10,000 "
+        "test images as uint8 arrays (read_data_sets scaled them to [0, 1] rows of 784 "
+        "floats, one-hot encoded the labels if asked, and split 5,000 validation images "
+        "off the training set)"
+    ),
+}
+
+
+def instead(qualified_name: str) -> str | None:
+    """What to use instead of a legacy name that has no faithful target, if known."""
+    if qualified_name in INSTEAD:
+        return INSTEAD[qualified_name]
+    for module, suggestion in _MODULE_INSTEAD.items():
+        if qualified_name == module or qualified_name.startswith(module + "."):
+            return suggestion
+    return None
+
+
 # What to write instead of a name with no faithful target (by qualified legacy name
 # or runtime canonical name): the suggestion of its diagnostic.
 INSTEAD = {
@@ -955,6 +1011,10 @@ def may_act_under(path: str) -> bool:
 # Legacy packages TensorFlow 2 stacks do not have: what is left of them after the
 # migration cannot be imported (code, why).
 _GONE = {
+    "tensorflow.examples.tutorials": (
+        "MIG104",
+        "tf.examples.tutorials (TF 1's MNIST reader) is not part of TensorFlow 2",
+    ),
     "tensorflow.contrib.slim": ("MIG102", "tf.contrib.slim does not exist in TensorFlow 2"),
     "tensorflow.contrib": ("MIG102", "tf.contrib does not exist in TensorFlow 2"),
     "npu_bridge": ("MIG101", "npu_bridge is Ascend's adapter for TensorFlow 1.15"),

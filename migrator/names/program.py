@@ -37,13 +37,19 @@ _REQUIREMENT_FILES = (
 _TF1_PIN = re.compile(
     r"""\btensorflow(?:-gpu|-cpu)?\s*(?:[=~]=\s*1\.|<=?\s*1\.|(?:>=?\s*1[\d.]*\s*,\s*)?<\s*2\b)"""
 )
-_SWITCH = re.compile(rb"^[^#\n]*\bdisable_v2_behavior\s*\(", re.MULTILINE)  # not in a comment
+_SWITCH = re.compile(r"^[^#\n]*\bdisable_v2_behavior\s*\(", re.MULTILINE)  # not in a comment
 # Ascend's adapter for TF 1 (its TF 2 adapter is npu_device)
 _NPU_BRIDGE = re.compile(rb"^\s*(?:from|import)\s+npu_bridge\b", re.MULTILINE)
 _REPOSITORY_MARKERS = (".git", ".hg")
 # What migrator.rules.tf1_behaviour writes where it decided a program was written for TF 1
 # (`# migrate: a TF 1 program (why)`): later runs read the decision back.
 DECISION_MARK = "# migrate: a TF 1 program"
+# A switch the program's own code makes (not one migrate wrote, which a copy of an
+# entry point in an earlier run's --out directory holds too)
+_OWN_SWITCH = re.compile(
+    _SWITCH.pattern.encode() + rb"(?![^\n]*" + re.escape(DECISION_MARK).encode() + rb")",
+    re.MULTILINE,
+)
 DECISION = re.compile(re.escape(DECISION_MARK) + r" \((.*?)\)(?:$|:)", re.MULTILINE)
 _MENTIONS = re.compile(rb"tensorflow|npu_bridge|__main__|" + re.escape(DECISION_MARK).encode())
 _READING = threading.Lock()
@@ -69,7 +75,7 @@ class Program:
     root: Path
     written_for_tf1: bool = False
     reason: str = ""  # why TF 1: "model.py uses tensorflow.contrib"
-    switched: bool = False  # a module already calls disable_v2_behavior()
+    switched: bool = False  # a module calls disable_v2_behavior() of its own
     entry_points: tuple[Path, ...] = ()
 
     @property
@@ -123,7 +129,7 @@ def _read_program(root: Path) -> Program:
             continue
         if not _MENTIONS.search(data):
             continue
-        switched |= bool(_SWITCH.search(data))
+        switched |= bool(_OWN_SWITCH.search(data))
         try:
             code = data.decode("utf-8")
             tree = ast.parse(code)
@@ -143,6 +149,11 @@ def _read_program(root: Path) -> Program:
             reason = decided.group(1)
     reason = reason or _pinned_tf1(root)
     return Program(root, bool(reason), reason, switched, tuple(entry_points))
+
+
+def switches_on(code: str) -> bool:
+    """Whether ``code`` calls ``disable_v2_behavior()`` (its own call or migrate's)."""
+    return bool(_SWITCH.search(code))
 
 
 def is_entry_point(tree: ast.Module) -> bool:

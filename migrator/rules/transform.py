@@ -379,7 +379,7 @@ class MigrateTransformer(cst.CSTTransformer):
                 original,
                 "MIG102",
                 f"{_short(qualified)} has no TensorFlow 2 equivalent; left unchanged",
-                symbols.INSTEAD.get(qualified, "rewrite it by hand"),
+                symbols.instead(qualified) or "rewrite it by hand",
                 names=(qualified,),
             )
         return updated
@@ -754,7 +754,7 @@ class MigrateTransformer(cst.CSTTransformer):
                     code,
                     f"import of {_short(module)}: {why}, so this file cannot be imported; "
                     "left unchanged",
-                    "remove the import once its uses are converted",
+                    symbols.instead(module) or "remove the import once its uses are converted",
                     names=(module,),
                 )
                 return

@@ -1,6 +1,7 @@
-"""``tf.contrib.opt``'s Adam variants that Estimator code used, as TF 1.15 defined
-them (docs/contrib.md): ``LazyAdamOptimizer`` and the decoupled weight decay of
-``AdamWOptimizer``/``MomentumWOptimizer``.
+"""``tf.contrib.opt``'s optimizers that Estimator code used, as TF 1.15 defined
+them (docs/contrib.md): ``LazyAdamOptimizer``, the decoupled weight decay of
+``AdamWOptimizer``/``MomentumWOptimizer``, and ``LARSOptimizer``
+(runtime/contrib/lars_optimizer.py).
 
 Both are TF 1 optimizers (``tf.compat.v1.train``): the runtime runs their graph code
 inside its traced step as the Estimator's Session ran it.
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
+
+from runtime.contrib.lars_optimizer import LARSOptimizer as LARSOptimizer
 
 _Optimizer = tf.compat.v1.train.Optimizer
 

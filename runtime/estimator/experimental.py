@@ -11,10 +11,12 @@ from runtime.engine.early_stopping import (
 )
 from runtime.engine.in_memory_evaluator import InMemoryEvaluatorHook
 from runtime.engine.stop_at_checkpoint_step import make_stop_at_checkpoint_step_hook
+from runtime.estimator.export import build_raw_supervised_input_receiver_fn
 
 __all__ = [
     "InMemoryEvaluatorHook",
     "LinearSDCA",
+    "build_raw_supervised_input_receiver_fn",
     "make_early_stopping_hook",
     "make_stop_at_checkpoint_step_hook",
     "stop_if_higher_hook",

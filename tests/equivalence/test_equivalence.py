@@ -43,6 +43,7 @@ KERNEL_DRIFT = {
     "npu_loss_scaled_adam": {"Reciprocal"},  # 1 / the loss scale
     "serving_signatures": {"Softmax", "Tanh"},
     "tf1_bilstm_crf": {"BlockLSTM", "Reciprocal"},
+    "tf1_lars_large_batch": {"Softmax"},  # the probabilities
     "tf1_contrib_opt_embeddings": {"Reciprocal", "Sigmoid"},  # as custom_v1_head
     "tf1_contrib_optimize_loss_metrics": {"Reciprocal"},
     "tf1_melody_rnn_cells": {"Sigmoid", "Tanh", "GRUBlockCell"},  # the cells' gates and states

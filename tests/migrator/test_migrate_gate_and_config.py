@@ -8,7 +8,7 @@ import pytest
 
 from helpers.cli_runs import LEGACY, MIGRATED, UNSUPPORTED, run
 
-CONTRIB = "import tensorflow as tf\n\nopt = tf.contrib.opt.LARSOptimizer(0.1)\n"
+CONTRIB = "import tensorflow as tf\n\nopt = tf.contrib.opt.MovingAverageOptimizer(None)\n"
 
 
 @pytest.fixture

@@ -173,3 +173,12 @@ def test_private_twins_exist_where_the_private_names_are_gone():
     missing = migrator.command.verify.look_up(private | twins).missing
     assert sorted(private - missing) == []  # each still gone from TF 2.21
     assert sorted(twins & missing) == []  # each twin there
+
+
+def test_contrib_renames_lead_to_names_tensorflow_2_21_has():
+    """symbols.CONTRIB_RENAMES rewrites a tf.contrib name to TF 2's own (TF 1.15's
+    contrib re-exported it): each target must exist in the installed TensorFlow."""
+    from migrator.data import symbols
+
+    targets = set(symbols.CONTRIB_RENAMES.values())
+    assert sorted(migrator.command.verify.look_up(targets).missing) == []

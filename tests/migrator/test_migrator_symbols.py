@@ -30,6 +30,16 @@ def test_every_canned_estimator_has_both_flavours_in_the_runtime(canonical):
     assert getattr(v1, name) is not getattr(tf2, name)
 
 
+@pytest.mark.parametrize("namespace", sorted(symbols.RUNTIME_MODULES))
+def test_every_name_a_runtime_module_exports_is_a_migrate_target(namespace):
+    """A runtime module's ``__all__`` is what it offers migrated code: each name in it
+    is in RUNTIME_SYMBOLS, so that migrate does not report it as missing (MIG101)
+    where it rewrites the legacy spelling to the module."""
+    module = importlib.import_module("runtime." + namespace)
+    offered = getattr(module, "__all__", ())
+    assert sorted(n for n in offered if f"{namespace}.{n}" not in symbols.RUNTIME_SYMBOLS) == []
+
+
 def test_runtime_modules_are_modules():
     for canonical in symbols.RUNTIME_MODULES & symbols.RUNTIME_SYMBOLS:
         importlib.import_module("runtime." + canonical)
@@ -90,3 +100,25 @@ def test_a_name_whose_order_tf1_left_open_is_warned_about_on_every_run():
         (use_line, "MIG111"),
     ]
     assert "runtime.contrib" in first.migrated and again.migrated == first.migrated
+
+
+@pytest.mark.parametrize(
+    ("code", "code_reported", "instead"),
+    [
+        ("x = tf.contrib.gan.gan_model", "MIG102", "tensorflow-gan package"),
+        ("x = tf.contrib.learn.Experiment", "MIG102", "train_and_evaluate(estimator"),
+        ("x = tf.contrib.seq2seq.BeamSearchDecoder", "MIG102", "tf.keras.layers.Attention"),
+        ("x = tf.contrib.quantize.create_eval_graph", "MIG102", "tfmot.quantization"),
+        (
+            "from tensorflow.examples.tutorials.mnist import input_data",
+            "MIG104",
+            "tf.keras.datasets.mnist.load_data()",
+        ),
+    ],
+)
+def test_modules_without_a_tf2_home_say_what_to_reach_for(code, code_reported, instead):
+    from migrator.migrate import migrate_code
+
+    migration = migrate_code(f"import tensorflow as tf\n{code}\n")
+    reported = [(d.code, d.suggestion) for d in migration.diagnostics]
+    assert any(c == code_reported and instead in s for c, s in reported), reported

@@ -131,6 +131,18 @@ def test_a_program_that_switches_already_is_left_alone_and_a_second_run_changes_
     assert (root / "trainer.py").read_text() == trainer
 
 
+def test_the_copies_an_earlier_run_wrote_into_the_program_are_not_its_own_switch(tmp_path):
+    """``migrate trainer.py model.py --out build`` twice, the scripts' directory being
+    the program: the first run's copy of the trainer calls disable_v2_behavior()
+    (migrate's call, marked), which is not the program switching TF 1 on by
+    itself; the second run's trainer switches it on too."""
+    root = _program(tmp_path / "project", {"model.py": MODEL_CONTRIB, "trainer.py": TRAINER})
+    for out in ("build", "build_again"):
+        result = run(root / "trainer.py", root / "model.py", "--out", root / out)
+        assert result.exit_code == 1, result.output
+        assert (root / out / "trainer.py").read_text().count("disable_v2_behavior()") == 1, out
+
+
 LIBRARY = TRAINER.split("\n\n\nif __name__")[0] + "\n"  # the trainer, run from elsewhere
 HOOK_MAKING_A_CALLABLE = (
     "import tensorflow as tf\n\n\n"

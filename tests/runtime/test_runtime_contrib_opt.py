@@ -121,3 +121,51 @@ def test_extend_with_decoupled_weight_decay_takes_weight_decay_first():
     momentum_w = opt.extend_with_decoupled_weight_decay(tf.compat.v1.train.MomentumOptimizer)
     after = one_step(lambda: momentum_w(WD, learning_rate=LR, momentum=0.9), lambda v: GRADIENT)
     np.testing.assert_allclose(after["w"], START - WD * START - LR * GRADIENT, rtol=1e-6)
+
+
+def lars_steps(gradients, *, skipped: bool, nesterov: bool, momentum=0.9, eeta=0.001):
+    """TF 1.15's LARS updates of ``START`` for each gradient in turn, in numpy."""
+    w, accumulator = START.astype(np.float64), np.zeros_like(START, np.float64)
+    for gradient in gradients:
+        rate, gradient = LR, gradient.astype(np.float64)
+        if not skipped:
+            w_norm, g_norm = np.linalg.norm(w), np.linalg.norm(gradient)
+            trust = eeta * w_norm / (g_norm + WD * w_norm) if w_norm > 0 and g_norm > 0 else 1.0
+            rate, gradient = LR * trust, gradient + WD * w
+        step = gradient * rate
+        accumulator = momentum * accumulator + step
+        w = w - (step + momentum * accumulator if nesterov else accumulator)
+    return w
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_lars_scales_the_rate_by_the_trust_ratio_and_skips_listed_variables(nesterov):
+    gradients = [GRADIENT, np.zeros_like(GRADIENT), 2 * GRADIENT + START / 10]
+    with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+        names = ("layer/kernel", "layer/bias", "batch_normalization/gamma")
+        variables = [tf.compat.v1.get_variable(name, initializer=START) for name in names]
+        gradient = tf.compat.v1.placeholder(tf.float32, START.shape)
+        optimizer = opt.LARSOptimizer(
+            LR, momentum=0.9, weight_decay=WD, skip_list=["batch_normalization", "bias"],
+            use_nesterov=nesterov,
+        )  # fmt: skip
+        train = optimizer.apply_gradients([(gradient, v) for v in variables])
+        session.run(tf.compat.v1.global_variables_initializer())
+        for value in gradients:
+            session.run(train, {gradient: value})
+        after = dict(zip(names, session.run(variables), strict=True))
+        slots = sorted(optimizer.get_slot(v, "momentum").op.name for v in variables)
+    assert slots == sorted(f"{name}/LARSOptimizer" for name in names)
+    scaled = lars_steps(gradients, skipped=False, nesterov=nesterov)
+    plain = lars_steps(gradients, skipped=True, nesterov=nesterov)
+    np.testing.assert_allclose(after["layer/kernel"], scaled, rtol=1e-5)
+    np.testing.assert_allclose(after["layer/bias"], plain, rtol=1e-5)
+    np.testing.assert_allclose(after["batch_normalization/gamma"], plain, rtol=1e-5)
+    assert not np.allclose(scaled, plain)  # the trust ratio made a difference
+
+
+def test_lars_refuses_negative_momentum_and_weight_decay_as_tf_1_15():
+    with pytest.raises(ValueError, match="momentum should be positive: -1"):
+        opt.LARSOptimizer(0.1, momentum=-1)
+    with pytest.raises(ValueError, match="weight_decay should be positive: -0.5"):
+        opt.LARSOptimizer(0.1, weight_decay=-0.5)

@@ -1,10 +1,13 @@
 """``tf.contrib.opt`` for the legacy side, from TF 1.15's
 ``contrib/opt/python/training/lazy_adam_optimizer.py`` and
 ``weight_decay_optimizers.py``: subclasses of TF 1's AdamOptimizer and
-MomentumOptimizer (TF 2.15's ``tf.compat.v1.train`` keeps those)."""
+MomentumOptimizer (TF 2.15's ``tf.compat.v1.train`` keeps those); and
+``lars_optimizer.py``'s LARSOptimizer over TF's momentum kernels."""
 
 import tensorflow as tf
-from tensorflow.python.ops import array_ops, control_flow_ops, math_ops, state_ops
+from tensorflow.python.framework import ops
+from tensorflow.python.ops import array_ops, control_flow_ops, linalg_ops, math_ops, state_ops
+from tensorflow.python.ops import gen_training_ops as training_ops
 from tensorflow.python.ops import resource_variable_ops as rvo
 
 
@@ -140,3 +143,83 @@ class AdamWOptimizer(_AdamWithDecay):
 class MomentumWOptimizer(_MomentumWithDecay):
     def __init__(self, weight_decay, learning_rate, momentum, use_locking=False, name="MomentumW", use_nesterov=False):  # fmt: skip
         super().__init__(weight_decay, learning_rate=learning_rate, momentum=momentum, use_locking=use_locking, name=name, use_nesterov=use_nesterov)  # fmt: skip
+
+
+class LARSOptimizer(tf.compat.v1.train.Optimizer):
+    """contrib/opt/python/training/lars_optimizer.py's LARSOptimizer."""
+
+    def __init__(self, learning_rate, momentum=0.9, weight_decay=0.0001, eeta=0.001, epsilon=0.0, name="LARSOptimizer", skip_list=None, use_nesterov=False):  # fmt: skip
+        if momentum < 0.0:
+            raise ValueError(f"momentum should be positive: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"weight_decay should be positive: {weight_decay}")
+        super().__init__(use_locking=False, name=name)
+        self._learning_rate = learning_rate
+        self._momentum = momentum
+        self._weight_decay = weight_decay
+        self._eeta = eeta
+        self._epsilon = epsilon
+        self._name = name
+        self._skip_list = skip_list
+        self._use_nesterov = use_nesterov
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "momentum", self._name)
+
+    def compute_lr(self, grad, var):
+        scaled_lr = self._learning_rate
+        if self._skip_list is None or not any(v in var.name for v in self._skip_list):
+            w_norm = linalg_ops.norm(var, ord=2)
+            g_norm = linalg_ops.norm(grad, ord=2)
+            trust_ratio = array_ops.where(
+                math_ops.greater(w_norm, 0),
+                array_ops.where(
+                    math_ops.greater(g_norm, 0),
+                    (self._eeta * w_norm / (g_norm + self._weight_decay * w_norm + self._epsilon)),
+                    1.0),
+                1.0)  # fmt: skip
+            scaled_lr = self._learning_rate * trust_ratio
+            # Add the weight regularization gradient
+            grad = grad + self._weight_decay * var
+        return scaled_lr, grad
+
+    def _apply_dense(self, grad, var):
+        scaled_lr, grad = self.compute_lr(grad, var)
+        mom = self.get_slot(var, "momentum")
+        return training_ops.apply_momentum(
+            var, mom, math_ops.cast(1.0, var.dtype.base_dtype), grad * scaled_lr,
+            self._momentum, use_locking=False, use_nesterov=self._use_nesterov)  # fmt: skip
+
+    def _resource_apply_dense(self, grad, var):
+        scaled_lr, grad = self.compute_lr(grad, var)
+        mom = self.get_slot(var, "momentum")
+        return training_ops.resource_apply_momentum(
+            var.handle, mom.handle, math_ops.cast(1.0, var.dtype.base_dtype), grad * scaled_lr,
+            self._momentum, use_locking=False, use_nesterov=self._use_nesterov)  # fmt: skip
+
+    # Fallback to momentum optimizer for sparse tensors
+    def _apply_sparse(self, grad, var):
+        mom = self.get_slot(var, "momentum")
+        return training_ops.sparse_apply_momentum(
+            var, mom, math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype),
+            grad.values, grad.indices,
+            math_ops.cast(self._momentum_tensor, var.dtype.base_dtype),
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op  # fmt: skip
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        mom = self.get_slot(var, "momentum")
+        return training_ops.resource_sparse_apply_momentum(
+            var.handle, mom.handle, math_ops.cast(self._learning_rate_tensor, grad.dtype),
+            grad, indices, math_ops.cast(self._momentum_tensor, grad.dtype),
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov)  # fmt: skip
+
+    def _prepare(self):
+        learning_rate = self._learning_rate
+        if callable(learning_rate):
+            learning_rate = learning_rate()
+        self._learning_rate_tensor = ops.convert_to_tensor(learning_rate, name="learning_rate")
+        momentum = self._momentum
+        if callable(momentum):
+            momentum = momentum()
+        self._momentum_tensor = ops.convert_to_tensor(momentum, name="momentum")

@@ -7,6 +7,7 @@ import types
 import contrib_crf
 import contrib_cudnn_rnn
 import contrib_estimator
+import contrib_image
 import contrib_layers
 import contrib_lookup
 import contrib_metrics
@@ -134,15 +135,30 @@ def install() -> None:
             name: getattr(contrib_opt, name)
             for name in (
                 "AdamWOptimizer",
+                "LARSOptimizer",
                 "LazyAdamOptimizer",
                 "MomentumWOptimizer",
                 "extend_with_decoupled_weight_decay",
             )
         },
     )
+    image = _module(
+        "tensorflow.contrib.image",
+        {
+            name: getattr(contrib_image, name)
+            for name in (
+                "angles_to_projective_transforms",
+                "rotate",
+                "transform",
+                "translate",
+                "translations_to_projective_transforms",
+            )
+        },
+    )
     contrib = _module(
         "tensorflow.contrib",
         {
+            "image": image,
             "lookup": lookup,
             "rnn": rnn,
             "crf": crf,
