@@ -39,6 +39,7 @@ from helpers.kernel_drift import (
 from helpers.sides import LEGACY, REFERENCE, RUNTIME
 
 PROGRAM = REPO / "tests" / "programs" / "canned_estimators.py"
+REPLAY = REPO / "tests" / "programs" / "first_step_replay.py"
 PROBE = REPO / "tests" / "programs" / "canned_drift_probe.py"
 MODELS = (
     "binary",
@@ -406,7 +407,13 @@ def test_losses_metrics_predictions_serving_and_variables_match(runs, model):
     assert FAMILY_VARIABLES[family] <= set(reference["variables"])
     assert len(reference["summaries"]["loss"]) == 12  # every step's loss
     assert_runtime_equals_reference(runtime, reference, what=model)
-    assert_versions_agree(legacy, reference, KERNEL_DRIFT.get(model, set()), what=model)
+    assert_versions_agree(
+        legacy,
+        reference,
+        KERNEL_DRIFT.get(model, set()),
+        what=model,
+        replay_first_step=first_step_replay(runs.directory, model, legacy, reference),
+    )
 
 
 @pytest.mark.parametrize("model", ["regression", "v1_regression"])
@@ -428,6 +435,10 @@ def test_tanh_models_with_onednn_off_as_tensorflow_defaults_on_cpus_without_avx5
     legacy, reference = records["legacy"], records["reference"]
     assert legacy["summaries"]["loss"][0] != reference["summaries"]["loss"][0]
     assert_runtime_equals_reference(records["runtime"], reference, what=model)
+    replay = first_step_replay(tmp_path, model, legacy, reference, TF_ENABLE_ONEDNN_OPTS="0")
+    assert "loss" in replay({"Tanh"})  # the first loss's difference is Tanh's, exactly
+    with pytest.raises(AssertionError, match="other kernels than"):
+        replay({"Sigmoid"})  # which the regressor lacks: nothing fed, TF 2.21 stands
 
 
 def assert_runtime_equals_reference(runtime: dict, reference: dict, *, what: str) -> None:
@@ -440,13 +451,52 @@ def assert_runtime_equals_reference(runtime: dict, reference: dict, *, what: str
         assert_same(runtime[part], reference[part], what=f"{what}/{part}", rtol=0.0)
 
 
-def assert_versions_agree(old: dict, new: dict, kernels: set[str], *, what: str) -> None:
+def first_step_replay(directory, model: str, old: dict, new: dict, **env: str):
+    """``replay(kernels)``: each first-step summary of the legacy program's runs on TF
+    2.15 (``old``) and 2.21 (``new``), whose model_dirs are ``directory/<side>/model``,
+    computed again from their ``model.ckpt-0`` in a plain Session
+    (tests/programs/first_step_replay.py): each run's own value on its TensorFlow,
+    and TF 2.21's equal to TF 2.15's once fed TF 2.15's outputs of ``kernels``, so
+    that the step's difference between the versions is theirs, exactly. Asserts
+    that, and returns the tags shown."""
+
+    def replay(kernels: set[str]) -> frozenset[str]:
+        values = {}
+        runs = (("old", LEGACY, None), ("new", REFERENCE, None), ("fed", REFERENCE, "old"))
+        for label, side, fed in runs:
+            out = directory / f"{model}-first-step-{label}.npz"
+            command = [*side.interpreter, str(REPLAY), str(directory / side.name / model)]
+            command += [str(out), ",".join(sorted(kernels))]
+            if fed is not None:
+                command.append(str(directory / f"{model}-first-step-{fed}.npz"))
+            subprocess.run(command, env=side.env(TF_CPP_MIN_LOG_LEVEL="3", **env), check=True)
+            values[label] = dict(np.load(out))
+        shown = set()
+        for key, value in values["old"].items():
+            tag = key.removeprefix("summary/")
+            if tag == key or tag not in old["summaries"] or tag not in new["summaries"]:
+                continue
+            what = f"{model} {tag}@1"
+            assert old["summaries"][tag][0] == [1, float(value)], what
+            assert new["summaries"][tag][0] == [1, float(values["new"][key])], what
+            assert values["fed"][key] == value, f"{what}: other kernels than {kernels} changed it"
+            shown.add(tag)
+        return frozenset(shown)
+
+    return replay
+
+
+def assert_versions_agree(
+    old: dict, new: dict, kernels: set[str], *, what: str, replay_first_step=None
+) -> None:
     """The legacy program on TF 2.15 (``old``) and on 2.21 (``new``): bit for bit
     without named kernels; with them, every step's summaries equal until the
     drift's onset (kernel_drift), and, if training did not drift (the same
     variables), the evaluation, predictions and served outputs each within the
     named kernels' bound of its own value; else by structure. Only the named
-    kernels whose change shows in this configuration count."""
+    kernels whose change shows in this configuration count. A first step whose
+    values move further than that bound is shown exactly by ``replay_first_step``
+    (first_step_replay)."""
     kernels = showing_here(kernels)
     new_summaries, old_summaries = _without_racy_reads(new, old, check=False)
     pairs = [
@@ -455,7 +505,9 @@ def assert_versions_agree(old: dict, new: dict, kernels: set[str], *, what: str)
         for (step, expected), (_, actual) in zip(series, new_summaries[tag], strict=True)
     ]
     assert sorted(new_summaries) == sorted(old_summaries), what
-    onset = assert_equal_until_the_drift(pairs, kernels, what=what)
+    onset = assert_equal_until_the_drift(
+        pairs, kernels, what=what, replay_first_step=replay_first_step
+    )
     drifted = onset is not None or new["variables"] != old["variables"]
     rtol = 0.0 if not kernels else math.inf if drifted else drift_bound(kernels)
     for part in ("evaluate", "predictions", "served", "variables"):

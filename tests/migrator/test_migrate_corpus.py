@@ -2,15 +2,20 @@
 (bench/migrator/corpus.txt: six pinned releases, 386 files, 136k lines), migrated as
 a user would: no file crashes or fails to parse, every output parses, a second run
 changes nothing, and no name the output reaches is missing from TensorFlow 2.21 +
-the runtime without migrate having said so: ``--verify`` (MIG105) finds only names of
-TensorFlow's private API, which migrate flagged (MIG108) and left to it."""
+the runtime without migrate having said so: ``--verify`` finds nothing (no MIG105),
+private names included (those TF 2.21 lacks are converted to their public twins or
+reported where they are used)."""
 
 import ast
 from collections import Counter
 
 import pytest
 
-from bench.migrator.corpus import fetch, migrate
+from bench.migrator.corpus import clean_share, fetch, migrate
+
+# Files that end with no error diagnostic: 288 when every name was first verified,
+# 308 after issue 36 (docs/migrate.md); a change that lowers it must say why here.
+CLEAN_FILES = 308
 
 
 @pytest.fixture(scope="module")
@@ -22,18 +27,13 @@ def codes(report) -> Counter:
     return Counter(d["code"] for f in report["files"] for d in f["diagnostics"])
 
 
-def unflagged_missing_names(report) -> list[str]:
-    """MIG105s other than private names (``tf.python.*``) of a file whose private
-    imports migrate flagged (MIG108: "`migrate --verify` checks it exists")."""
+def missing_names(report) -> list[str]:
+    """What ``--verify`` found missing (MIG105), where."""
     return [
         f"{f['path']}:{d['line']}: {d['message']}"
         for f in report["files"]
         for d in f["diagnostics"]
         if d["code"] == "MIG105"
-        and not (
-            d["message"].startswith("tf.python.")
-            and any(other["code"] == "MIG108" for other in f["diagnostics"])
-        )
     ]
 
 
@@ -42,7 +42,9 @@ def test_the_corpus_migrates_and_everything_left_is_reported(corpus, tmp_path):
     assert first["files_scanned"] > 380
     found = codes(first)
     assert found["MIG000"] == 0 and found["MIG001"] == 0, found
-    assert not unflagged_missing_names(first)
+    assert missing_names(first) == []
+    clean = sum(clean_files for clean_files, _ in clean_share(corpus, first).values())
+    assert clean >= CLEAN_FILES, clean_share(corpus, first)
     outputs = sorted((tmp_path / "out").rglob("*.py"))
     assert len(outputs) == first["files_scanned"]
     for path in outputs:
@@ -50,5 +52,4 @@ def test_the_corpus_migrates_and_everything_left_is_reported(corpus, tmp_path):
 
     _, second = migrate(tmp_path / "out", tmp_path / "again")
     assert second["files_changed"] == 0, "a second run changes nothing"
-    assert not unflagged_missing_names(second)
-    assert codes(second)["MIG105"] == found["MIG105"]
+    assert missing_names(second) == []
