@@ -550,7 +550,7 @@ def _known(qualified_name: str) -> bool:
         (canonical_name is not None and available(canonical_name))
         or tf1_replacement(qualified_name) is not None
         or slim_replacement(qualified_name) is not None
-        or contrib_tpu_in_tf2(qualified_name) is not None
+        or contrib_in_tf2(qualified_name) is not None
         or qualified_name in CONTRIB_CALL_RENAMES
     )
 
@@ -658,16 +658,6 @@ _MODULE_INSTEAD = {
 }
 
 
-def instead(qualified_name: str) -> str | None:
-    """What to use instead of a legacy name that has no faithful target, if known."""
-    if qualified_name in INSTEAD:
-        return INSTEAD[qualified_name]
-    for module, suggestion in _MODULE_INSTEAD.items():
-        if qualified_name == module or qualified_name.startswith(module + "."):
-            return suggestion
-    return None
-
-
 # What to write instead of a name with no faithful target (by qualified legacy name
 # or runtime canonical name): the suggestion of its diagnostic.
 INSTEAD = {
@@ -716,6 +706,16 @@ INSTEAD = {
 }
 
 
+def instead(qualified_name: str) -> str | None:
+    """What to use instead of a legacy name that has no faithful target, if known."""
+    if qualified_name in INSTEAD:
+        return INSTEAD[qualified_name]
+    for module, suggestion in _MODULE_INSTEAD.items():
+        if qualified_name == module or qualified_name.startswith(module + "."):
+            return suggestion
+    return None
+
+
 # tf.contrib modules whose code lives on in the tf_slim package (unchanged: TF 1.15's
 # code), and where: ``tf.contrib.layers.layer_norm`` -> ``tf_slim.layer_norm``.
 SLIM_HOMES = {
@@ -739,8 +739,9 @@ def slim_replacement(qualified_name: str) -> str | None:
     return None
 
 
-def contrib_tpu_in_tf2(qualified_name: str) -> str | None:
-    """``tf.contrib.tpu.X`` that was TF's own tpu module's X: its TF 2 name."""
+def contrib_in_tf2(qualified_name: str) -> str | None:
+    """The TF 2 name of a contrib name that was TF's own: one of CONTRIB_RENAMES, or
+    ``tf.contrib.tpu.X`` that was TF's own tpu module's X."""
     if qualified_name in CONTRIB_RENAMES:
         return CONTRIB_RENAMES[qualified_name]
     prefix = "tensorflow.contrib.tpu."

@@ -216,7 +216,7 @@ class MigrateTransformer(cst.CSTTransformer):
             self._report(node, "MIG111", f"{canonical.rpartition('.')[2]}: {why}", instead)
 
     def _estimator_reference(self, original, updated, qualified: str, canonical: str):
-        in_tf2 = symbols.contrib_tpu_in_tf2(qualified)
+        in_tf2 = symbols.contrib_in_tf2(qualified)
         if not symbols.available(canonical) and in_tf2 is not None:
             if "MIG202" not in self.enabled:
                 return updated
@@ -254,7 +254,7 @@ class MigrateTransformer(cst.CSTTransformer):
             node,
             "MIG101",
             f"{_short(qualified)} has no equivalent in the bundled runtime yet; left unchanged",
-            symbols.INSTEAD.get(canonical, ""),
+            symbols.instead(canonical) or "",
             names=(qualified, "runtime." + canonical),
         )
 

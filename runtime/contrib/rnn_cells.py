@@ -54,7 +54,16 @@ class BlockLSTMWeights:
         return zeros, zeros, zeros
 
 
-class LSTMBlockCell(BlockLSTMWeights, tf.compat.v1.nn.rnn_cell.RNNCell):
+class LayerRNNCell(tf.compat.v1.nn.rnn_cell.RNNCell):
+    """TF 1.15's ``LayerRNNCell``: a cell whose variables live in the layer's own
+    scope (called as a ``tf.compat.v1.layers.Layer``, not through the RNN cell's
+    custom getter)."""
+
+    def __call__(self, inputs, state, scope=None, *args, **kwargs):
+        return tf.compat.v1.layers.Layer.__call__(self, inputs, state, *args, scope=scope, **kwargs)
+
+
+class LSTMBlockCell(BlockLSTMWeights, LayerRNNCell):
     """One LSTM step in one kernel (TF 1.15's ``LSTMBlockCell``, a ``LayerRNNCell``:
     its variables live in the layer's own scope, ``lstm_cell`` by default)."""
 
@@ -74,10 +83,6 @@ class LSTMBlockCell(BlockLSTMWeights, tf.compat.v1.nn.rnn_cell.RNNCell):
         self._use_peephole = use_peephole
         self._cell_clip = cell_clip if cell_clip is not None else -1
         self.input_spec = tf.compat.v1.layers.InputSpec(ndim=2)
-
-    def __call__(self, inputs, state, scope=None, *args, **kwargs):
-        # a LayerRNNCell: the layer's scope, not the RNN cell's custom getter
-        return tf.compat.v1.layers.Layer.__call__(self, inputs, state, *args, scope=scope, **kwargs)
 
     @property
     def state_size(self):
@@ -141,7 +146,7 @@ def _lstm_block_cell_gradient(op, *grads):
     return x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad
 
 
-class GRUBlockCell(tf.compat.v1.nn.rnn_cell.RNNCell):
+class GRUBlockCell(LayerRNNCell):
     """One GRU step in one kernel (TF 1.15's ``GRUBlockCell``, a ``LayerRNNCell``
     in the layer's own scope, ``gru_cell`` by default): variables ``w_ru``
     (``[input + units, 2 * units]``, reset and update gates), ``b_ru`` (ones),
@@ -155,10 +160,6 @@ class GRUBlockCell(tf.compat.v1.nn.rnn_cell.RNNCell):
             raise ValueError("Exactly one of num_units or cell_size must be provided.")
         self._cell_size = num_units if num_units is not None else cell_size
         self.input_spec = tf.compat.v1.layers.InputSpec(ndim=2)
-
-    def __call__(self, inputs, state, scope=None, *args, **kwargs):
-        # a LayerRNNCell: the layer's scope, not the RNN cell's custom getter
-        return tf.compat.v1.layers.Layer.__call__(self, inputs, state, *args, scope=scope, **kwargs)
 
     @property
     def state_size(self):

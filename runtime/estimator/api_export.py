@@ -20,8 +20,7 @@ class estimator_export:  # noqa: N801 - tensorflow-estimator's name
     ``estimator_export("estimator.NAME").export_constant(__name__, "NAME")``."""
 
     def __init__(self, *names: str, v1: Sequence[str] | None = None) -> None:
-        self.names = names
-        self.v1_names = names if v1 is None else tuple(v1)
+        """The API names (and TF 1's, ``v1``) TF's generator exported the symbol as."""
 
     def __call__(self, symbol: Exported) -> Exported:
         return symbol
