@@ -14,7 +14,7 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from runtime.calls import iterator_input
+from runtime.calls import iterator_input, legacy_dataset
 from runtime.calls.constant_input import ConstantInput
 from runtime.calls.input_pipeline import InputPipeline
 from runtime.calls.mode_keys import ModeKeys
@@ -41,6 +41,7 @@ from runtime.engine.training import TrainController, TrainSettings
 from runtime.saving import checkpoints, saved_model_export, warm_start
 from runtime.saving.checkpoints import CheckpointWriter
 from runtime.saving.graph_files import GraphFiles
+from runtime.saving.own_saver import OwnSaver
 from runtime.tf1 import discovery, global_random, replicated_discovery, seeds, session_config
 from runtime.tf1.hook_graph import HookGraph
 from runtime.tf1.variable_store import VariableStore
@@ -359,7 +360,13 @@ class Estimator:
                 keys=saver.keys,
                 save_relative_paths=saver.save_relative_paths,
             )
-        return CheckpointWriter(directory, self._store, graph_files=graph_files, **settings)
+        return CheckpointWriter(
+            directory,
+            self._store,
+            graph_files=graph_files,
+            own_saver=blueprint.own_saver,
+            **settings,
+        )
 
     def _trace_hooks(
         self, traced: TracedModel, hooks, begin, trace, checkpoint_path
@@ -386,13 +393,18 @@ class Estimator:
         self._set_values(self._store.records(made), checkpoint_path)
         return hook_graph
 
-    def _set_values(self, records, checkpoint_path) -> None:
+    def _set_values(self, records, checkpoint_path, own_saver: OwnSaver | None = None) -> None:
         """The variables of ``records`` as a fresh session had them: the saver
-        restored the global ones from ``checkpoint_path``, the init ops set the
-        others (all of them, without a checkpoint)."""
+        (``own_saver``, else the Estimator's) restored the global ones from
+        ``checkpoint_path``, the init ops set the others (all of them, without a
+        checkpoint)."""
         if checkpoint_path:
             saved = [record for record in records if record.is_saved]
-            self._store.restore(checkpoints.read_values(checkpoint_path, saved))
+            if own_saver is None:
+                values = checkpoints.read_values(checkpoint_path, saved)
+            else:
+                values = own_saver.restore(checkpoint_path, [record.name for record in saved])
+            self._store.restore(values)
             self._store.reset([record.name for record in records if not record.is_saved])
         else:
             self._store.reset([record.name for record in records])
@@ -633,6 +645,12 @@ class Estimator:
             input_fn_result=lambda: self._call_input_fn(input_fn, mode, input_context),
             random_seed=self._config.tf_random_seed,
         )
+        # Before model_fn adds to the graph: only the input's ops are copied.
+        reopened = (
+            None
+            if replication.replicated or input_graph.dataset is None
+            else legacy_dataset.reopened(input_graph.dataset)
+        )
         blueprint = self._call_cache.blueprint(
             input_graph, lambda: self._discover(input_graph, input_fn, replication)
         )
@@ -644,7 +662,7 @@ class Estimator:
         if checkpoint_path:
             if blueprint.saver is not None:
                 blueprint.saver.check_restores_all([r for r in records if r.is_saved])
-            self._set_values(records, checkpoint_path)
+            self._set_values(records, checkpoint_path, blueprint.own_saver)
             self._store.restore_tables(checkpoints.read_tables(checkpoint_path, blueprint.tables))
         else:
             if blueprint.scaffold_init_fn:
@@ -662,6 +680,8 @@ class Estimator:
         constant_inputs = []
 
         def open_dataset(context=None) -> tf.data.Dataset:
+            if reopened is not None:  # input_fn's own dataset: no second call
+                return reopened
             with (
                 seeds.replaying(blueprint.input_seeds, what="input_fn"),
                 iterator_input.iterators_recorded() as iterators,

@@ -11,6 +11,7 @@ import os
 import tensorflow as tf
 
 from runtime.saving.graph_files import GraphFiles
+from runtime.saving.own_saver import OwnSaver
 from runtime.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
 
 log = logging.getLogger("tensorflow")
@@ -116,21 +117,28 @@ class CheckpointWriter:
         keys: frozenset[str] | None = None,
         save_relative_paths: bool = True,
         graph_files: GraphFiles | None = None,
+        own_saver: OwnSaver | None = None,
     ) -> None:
         """``keys``: the checkpoint keys to save (None: every global variable);
-        ``graph_files``: writes a ``.meta`` beside each checkpoint."""
+        ``graph_files``: writes a ``.meta`` beside each checkpoint; ``own_saver``:
+        the Scaffold's saver that saves instead (the settings are its own)."""
         self._prefix = os.path.join(model_dir, "model.ckpt")
         self._graph_files = graph_files
-        var_list = store.checkpoint_var_list()
-        if keys is not None:
-            var_list = {key: value for key, value in var_list.items() if key in keys}
-        self._saver = tf.compat.v1.train.Saver(
-            var_list=var_list,
-            max_to_keep=max_to_keep or 0,
-            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
-            save_relative_paths=save_relative_paths,
-        )
+        self._store = store
+        self._own_saver = own_saver
         state = tf.train.get_checkpoint_state(model_dir)
+        if own_saver is not None:
+            self._saver = own_saver.saver
+        else:
+            var_list = store.checkpoint_var_list()
+            if keys is not None:
+                var_list = {key: value for key, value in var_list.items() if key in keys}
+            self._saver = tf.compat.v1.train.Saver(
+                var_list=var_list,
+                max_to_keep=max_to_keep or 0,
+                keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+                save_relative_paths=save_relative_paths,
+            )
         if state is not None:
             self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
         self.last_saved_step: int | None = None
@@ -138,7 +146,10 @@ class CheckpointWriter:
     def save(self, step: int) -> str:
         tf.io.gfile.makedirs(os.path.dirname(self._prefix))
         log.info("Saving checkpoints for %d into %s.", step, self._prefix)
-        path = self._saver.save(None, self._prefix, global_step=step, write_meta_graph=False)
+        if self._own_saver is not None:
+            path = self._own_saver.save(self._store, self._prefix, step)
+        else:
+            path = self._saver.save(None, self._prefix, global_step=step, write_meta_graph=False)
         if self._graph_files is not None:
             self._graph_files.write_meta_graph(path)
         self.last_saved_step = step

@@ -21,6 +21,7 @@ from tensorflow.python.training import training_util
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.model_fn_call import split_features_labels
 from runtime.calls.spec import LOSS_METRIC_KEY
+from runtime.saving.own_saver import OwnSaver
 from runtime.tf1 import (
     global_random,
     graph_slice,
@@ -112,7 +113,9 @@ class Blueprint:
     writes_summaries: bool  # whether model_fn builds tf.compat.v1.summary ops
     loss_summary_tag: str | None  # Estimator's `loss` summary tag; None: model_fn writes it
     scaffold_init_fn: bool  # whether the spec's Scaffold has an init_fn
-    saver: session_setup.SaverSettings | None  # the spec's Scaffold saver's
+    saver: session_setup.SaverSettings | None  # the spec's Scaffold saver's, a plain Saver
+    # The spec's Scaffold saver when it has code of its own (own_saver.py)
+    own_saver: OwnSaver | None
     # Variables only ops Estimator never fetched write (unfetched_updates.py), those
     # only the summaries' ops write (run on summary steps alone), and {op name:
     # those of either whose writes the op depends on}
@@ -209,6 +212,7 @@ class LegacyInputGraph:
     labels: object
     input_seeds: tuple
     creations: CreationLog
+    dataset: tf.data.Dataset | None  # the dataset input_fn returned, if it did
 
     def signature(self) -> InputSignature | None:
         """None when the input holds values other than tensors (Python lists,
@@ -241,10 +245,12 @@ def legacy_input_graph(mode: str, *, input_fn_result, random_seed: int | None) -
         if mode == ModeKeys.TRAIN:
             training_util._get_or_create_global_step_read(graph)
         with seeds.recording(input_seeds):
-            features, labels = _graph_input(input_fn_result())
+            result = input_fn_result()
+            features, labels = _graph_input(result)
     if mode == ModeKeys.PREDICT:
         labels = None
-    return LegacyInputGraph(mode, graph, features, labels, tuple(input_seeds), creations)
+    dataset = result if isinstance(result, tf.data.Dataset) else None
+    return LegacyInputGraph(mode, graph, features, labels, tuple(input_seeds), creations, dataset)
 
 
 def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
@@ -291,6 +297,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 else None
             )
         records = _initial_values(graph, creations.created)
+        own_saver = OwnSaver.of(spec.scaffold.saver, graph)
         tables = _checkpointed_tables(graph)
     unfetched_updates.log_skipped(unfetched, mode)
     loss_dtype = spec.loss.dtype if spec.loss is not None else None
@@ -302,7 +309,8 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         model_seeds=tuple(model_seeds),
         loss_dtype=loss_dtype,
         scaffold_init_fn=spec.scaffold.init_fn is not None,
-        saver=session_setup.saver_settings(spec.scaffold.saver),
+        saver=None if own_saver else session_setup.saver_settings(spec.scaffold.saver),
+        own_saver=own_saver,
         unfetched_writes=unfetched,
         summary_step_writes=on_summary_steps,
         writes_feeding=writes_feeding,

@@ -1,0 +1,112 @@
+"""How often an Estimator calls the user's functions: input_fn, the generator
+of a ``from_generator`` dataset, model_fn and the serving input receiver, per
+mode, in each of train, train again, evaluate, evaluate again, predict,
+export_saved_model and train_and_evaluate (with evaluations at its checkpoints).
+
+The input functions have side effects real ones have (a line printed, a
+counter bumped), so a second call would show. Prints, as JSON, each call's
+counts. Run under both interpreters (tests/runtime/test_runtime_call_counts.py).
+
+Usage: python call_counts.py legacy|runtime MODEL_DIR
+"""
+
+import collections
+import json
+import os
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+if sys.argv[1] == "runtime":
+    from runtime import estimator
+else:
+    estimator = tf.estimator
+
+X = np.random.RandomState(2).normal(size=(24, 3)).astype(np.float32)
+Y = (X.sum(axis=1) > 0).astype(np.int32)
+COUNTS = collections.Counter()
+
+
+def model_fn(features, labels, mode):
+    COUNTS[f"model_fn/{mode}"] += 1
+    logits = tf.compat.v1.layers.dense(features["x"], 2, name="logits")
+    if mode == estimator.ModeKeys.PREDICT:
+        return estimator.EstimatorSpec(
+            mode,
+            predictions={"class": tf.argmax(logits, axis=1)},
+            export_outputs={"serving": estimator.export.PredictOutput({"logits": logits})},
+        )
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    if mode == estimator.ModeKeys.EVAL:
+        accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, axis=1))
+        return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def rows():
+    """A generator as a reader of files would be: each start is counted."""
+    COUNTS["generator_starts"] += 1
+    for x, y in zip(X, Y, strict=True):
+        yield {"x": x}, y
+
+
+def train_input_fn(params):
+    COUNTS["input_fn/train"] += 1
+    print("reading the training data", file=sys.stderr)
+    dataset = tf.data.Dataset.from_generator(
+        rows,
+        output_types=({"x": tf.float32}, tf.int32),
+        output_shapes=({"x": [3]}, []),
+    )
+    return dataset.shuffle(8).repeat().batch(4)
+
+
+def eval_input_fn():
+    COUNTS["input_fn/eval"] += 1
+    return tf.data.Dataset.from_tensor_slices(({"x": X[:12]}, Y[:12])).batch(4)
+
+
+def predict_input_fn():
+    COUNTS["input_fn/infer"] += 1
+    return tf.data.Dataset.from_tensor_slices({"x": X[:5]}).batch(2)
+
+
+def serving_input_receiver_fn():
+    COUNTS["serving_input_receiver_fn"] += 1
+    x = tf.compat.v1.placeholder(tf.float32, [None, 3], name="x")
+    return estimator.export.ServingInputReceiver({"x": x}, {"x": x})
+
+
+def make_estimator(model_dir):
+    config = estimator.RunConfig(tf_random_seed=3, save_checkpoints_steps=3)
+    return estimator.Estimator(model_fn, model_dir=model_dir, config=config)
+
+
+def main():
+    est = make_estimator(os.path.join(sys.argv[2], "calls"))
+    counts = {}
+
+    def call(label, run):
+        COUNTS.clear()
+        run()
+        counts[label] = dict(COUNTS)
+
+    call("train", lambda: est.train(train_input_fn, steps=4))
+    call("train_again", lambda: est.train(train_input_fn, steps=2))
+    call("evaluate", lambda: est.evaluate(eval_input_fn))
+    call("evaluate_again", lambda: est.evaluate(eval_input_fn))
+    call("predict", lambda: list(est.predict(predict_input_fn)))
+    export_dir = os.path.join(sys.argv[2], "export")
+    call("export", lambda: est.export_saved_model(export_dir, serving_input_receiver_fn))
+    fresh = make_estimator(os.path.join(sys.argv[2], "train_and_evaluate"))
+    train_spec = estimator.TrainSpec(train_input_fn, max_steps=6)
+    eval_spec = estimator.EvalSpec(eval_input_fn, steps=None, throttle_secs=0)
+    call("train_and_evaluate", lambda: estimator.train_and_evaluate(fresh, train_spec, eval_spec))
+    print(json.dumps(counts))
+
+
+if __name__ == "__main__":
+    main()
