@@ -1,14 +1,15 @@
-"""What an Estimator keeps between its calls, so that a call like the last one in
-its mode runs without discovering and tracing model_fn again.
+"""What an Estimator keeps between its calls: the programs traced for a call like
+the last one in its mode, so that such a call runs without tracing again.
 
 A legacy Estimator built a new graph for every ``train``/``evaluate``/``predict``
-call, and that graph came out the same whenever model_fn, params, config, the mode
-and the input's :class:`~runtime.tf1.discovery.InputSignature` were the same: the same
-variables, initial values and op seeds. An Estimator's model_fn, params and config
-never change, so the runtime reuses, per mode, the last call's blueprint while the
-signature is equal, and its traced programs while what they were traced with is
-equal too; model_fn's draws from the global random generators are replayed
-(runtime/tf1/global_random.py). Variable values are not kept: every call still
+call, calling input_fn and model_fn once, and that graph came out the same
+whenever model_fn, params, config, the mode and the input's
+:class:`~runtime.tf1.discovery.InputSignature` were the same: the same
+variables, initial values and op seeds. The runtime discovers model_fn's graph
+in every call as the Estimator built it (so model_fn is called once per call, and
+its side effects and draws from Python's and numpy's generators happen as they
+did), and while the signature is equal to the last call's in the mode, runs the
+programs traced for that call. Variable values are not kept: every call still
 restores the checkpoint on disk (or initializes) as the Estimator's new session did.
 """
 
@@ -18,7 +19,6 @@ import dataclasses
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
-from runtime.tf1 import global_random
 from runtime.tf1.discovery import Blueprint, InputSignature, LegacyInputGraph
 
 Programs = TypeVar("Programs")
@@ -27,7 +27,7 @@ Programs = TypeVar("Programs")
 @dataclasses.dataclass
 class _ModeEntry:
     signature: InputSignature
-    blueprint: Blueprint
+    blueprint: Blueprint  # the last call's
     programs: dict = dataclasses.field(default_factory=dict)
 
 
@@ -38,16 +38,15 @@ class CallCache:
     def blueprint(
         self, input_graph: LegacyInputGraph, discover: Callable[[], Blueprint]
     ) -> Blueprint:
-        """The last blueprint of the mode when the input's signature is unchanged,
-        else ``discover()`` (which then replaces it)."""
+        """``discover()``; the mode's programs stay while the input's signature is
+        the last call's."""
         mode, signature = input_graph.mode, input_graph.signature()
-        entry = self._entries.get(mode)
-        if signature is not None and entry is not None and entry.signature == signature:
-            global_random.replay(entry.blueprint.global_random_draws)
-            return entry.blueprint
         blueprint = discover()
+        entry = self._entries.get(mode)
         if signature is None:
             self._entries.pop(mode, None)
+        elif entry is not None and entry.signature == signature:
+            entry.blueprint = blueprint
         else:
             self._entries[mode] = _ModeEntry(signature, blueprint)
         return blueprint
@@ -55,8 +54,8 @@ class CallCache:
     def programs(
         self, blueprint: Blueprint, key: Hashable, build: Callable[[], Programs]
     ) -> Programs:
-        """The programs built for ``blueprint`` and ``key`` (what else they were
-        traced with), built by ``build()`` on first use."""
+        """The programs built for ``blueprint``'s signature and ``key`` (what else
+        they were traced with), built by ``build()`` on first use."""
         entry = self._entries.get(blueprint.mode)
         if entry is None or entry.blueprint is not blueprint:
             return build()

@@ -41,9 +41,9 @@ from runtime.engine.training import TrainController, TrainSettings
 from runtime.saving import checkpoints, saved_model_export, warm_start
 from runtime.saving.checkpoints import CheckpointWriter
 from runtime.saving.graph_files import GraphFiles
-from runtime.saving.own_saver import OwnSaver
 from runtime.tf1 import discovery, global_random, replicated_discovery, seeds, session_config
 from runtime.tf1.hook_graph import HookGraph
+from runtime.tf1.own_saver import OwnSaver
 from runtime.tf1.variable_store import VariableStore
 
 log = logging.getLogger("tensorflow")
@@ -253,13 +253,17 @@ class Estimator:
         blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         iterator = pipeline.iterator
         summary_writer = self._summary_writer_for(output_dir)
+        hooked = _hooks_in_model_graph(hooks, blueprint)
         programs = self._programs(
             blueprint,
             pipeline,
             hooks,
             key=(summary_writer, pipeline.infinite),
             build=lambda traced: TrainPrograms(
-                traced, summary_writer=summary_writer, infinite_input=pipeline.infinite
+                traced,
+                summary_writer=summary_writer,
+                infinite_input=pipeline.infinite,
+                hooked=hooked,
             ),
         )
         with self._replications[ModeKeys.TRAIN].scope(), self._store.serving():

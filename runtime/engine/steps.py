@@ -19,7 +19,14 @@ from runtime.calls.spec import LOSS_METRIC_KEY, EstimatorSpec
 from runtime.distribute.host_calls import HostCallOutfeed
 from runtime.distribute.replication import Replication, on_host, replica_index
 from runtime.engine.scalar_summaries import write_scalars
-from runtime.tf1 import graph_collections, graph_slice, seeds, session_setup, unfetched_updates
+from runtime.tf1 import (
+    global_random,
+    graph_collections,
+    graph_slice,
+    seeds,
+    session_setup,
+    unfetched_updates,
+)
 from runtime.tf1.discovery import Blueprint
 from runtime.tf1.keras_graph_semantics import tf1_batch_norm_updates
 from runtime.tf1.random_streams import RandomStreams
@@ -72,6 +79,10 @@ class TracedModel:
     @property
     def store(self) -> VariableStore:
         return self._store
+
+    @property
+    def random_streams(self) -> RandomStreams:
+        return self._random_streams
 
     def sliced(self, graph_slice_or_none, *, hooked: bool = False):
         """The discovery graph's slice where a program may run it instead of
@@ -174,7 +185,8 @@ class TracedModel:
             self._store.expect(self.blueprint.variables, what=f"model_fn({mode})")
         with root_name_scope():
             self._store.register_global_step()
-            with self._tf1_step_reads(mode), tf1_batch_norm_updates():
+            # Discovery called model_fn as the Estimator did; this call draws nothing.
+            with self._tf1_step_reads(mode), tf1_batch_norm_updates(), global_random.unchanged():
                 spec = self._call_model_fn(features, labels, mode)
             if mode == ModeKeys.TRAIN:
                 tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
@@ -264,7 +276,10 @@ def root_name_scope():
 class TrainPrograms:
     """``loop(iterator, n, record)`` for hook-free stretches, ``step`` for hooked steps."""
 
-    def __init__(self, traced: TracedModel, *, summary_writer=None, infinite_input=False):
+    def __init__(
+        self, traced: TracedModel, *, summary_writer=None, infinite_input=False, hooked=False
+    ):
+        """``hooked``: hooks run around the steps, in model_fn's graph."""
         self.traced = traced
         self._infinite_input = infinite_input
         self._writer = summary_writer
@@ -272,6 +287,11 @@ class TrainPrograms:
         # them the step carries no summary ops at all and the controller writes
         # ``loss`` (write_loss_summaries), which keeps the loop body small.
         self.summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
+        self._sliced_step = (
+            None
+            if self.summaries_in_step
+            else traced.sliced(traced.blueprint.train_step, hooked=hooked)
+        )
         self._loss_dtype = traced.blueprint.loss_dtype
         self._loss_tag = traced.blueprint.loss_summary_tag
         self.loop = tf.function(self._loop, autograph=False)
@@ -281,6 +301,8 @@ class TrainPrograms:
         """One legacy ``session.run([train_op, loss])``; returns the loss
         (reduced across replicas as the Estimator reported it), and writes
         model_fn's own summaries when ``record_summaries``."""
+        if self._sliced_step is not None and not fetch_names:
+            return self._discovered_train_step(element)
         with root_name_scope(), self._summaries(record_summaries):
             per_replica, _ = self.traced.run(
                 element, on_replica=loss_after_train_op, fetch_names=fetch_names
@@ -289,6 +311,17 @@ class TrainPrograms:
             if self.summaries_in_step and self._loss_tag is not None:
                 tf.summary.scalar(self._loss_tag, loss)
         return loss
+
+    def _discovered_train_step(self, element):
+        """The discovery graph's own ``train_op`` and ``loss``, from the inputs: no
+        model_fn call."""
+        inputs = self.traced.model_inputs(element)
+        loss, train_op = self._sliced_step.compute(
+            self.traced.store, inputs, self.traced.random_streams
+        )
+        kept_like_a_fetch(loss)
+        with tf.control_dependencies([train_op]):
+            return tf.identity(loss)
 
     def _summaries(self, record):
         if not self.summaries_in_step:

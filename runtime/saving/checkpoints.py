@@ -11,7 +11,7 @@ import os
 import tensorflow as tf
 
 from runtime.saving.graph_files import GraphFiles
-from runtime.saving.own_saver import OwnSaver
+from runtime.tf1.own_saver import OwnSaver
 from runtime.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
 
 log = logging.getLogger("tensorflow")

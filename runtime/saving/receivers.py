@@ -52,7 +52,15 @@ def _check_tensor(tensor, name, field_name: str) -> None:
     if isinstance(tensor, _TENSOR_TYPES):
         return
     label = f" {name}" if name else ""
-    raise ValueError(f"{field_name}{label} must be a Tensor, SparseTensor, or RaggedTensor.")
+    error = ValueError(f"{field_name}{label} must be a Tensor, SparseTensor, or RaggedTensor.")
+    # TF's carve-out for LabeledTensor (tf.contrib.labeled_tensor): an object with
+    # a ``tensor`` attribute that converts to a tensor.
+    if not hasattr(tensor, "tensor"):
+        raise error
+    try:
+        tf.convert_to_tensor(tensor)
+    except TypeError:
+        raise error from None
 
 
 class ServingInputReceiver(

@@ -21,15 +21,15 @@ from tensorflow.python.training import training_util
 from runtime.calls.mode_keys import ModeKeys
 from runtime.calls.model_fn_call import split_features_labels
 from runtime.calls.spec import LOSS_METRIC_KEY
-from runtime.saving.own_saver import OwnSaver
 from runtime.tf1 import (
-    global_random,
     graph_slice,
+    random_streams,
     seeds,
     session_setup,
     step_reads,
     unfetched_updates,
 )
+from runtime.tf1.own_saver import OwnSaver
 
 log = logging.getLogger("tensorflow")
 
@@ -124,8 +124,6 @@ class Blueprint:
     writes_feeding: dict = dataclasses.field(default_factory=dict)
     # Variables read after an op that may write them (step_reads.py)
     read_after_written: frozenset = frozenset()
-    # What model_fn drew from Python's and numpy's global generators (global_random.py)
-    global_random_draws: tuple = ()
     tables: tuple[TableRecord, ...] = ()  # checkpointed hash tables, in creation order
     # The seeds each replica's model_fn drew in a legacy MirroredStrategy graph
     # (replicated_discovery.py); empty: every replica draws model_seeds.
@@ -139,6 +137,9 @@ class Blueprint:
     # PREDICT: the predictions, from the features (flattened, composites
     # expanded), when they depend on features and variables alone
     predictions: graph_slice.GraphSlice | None = None
+    # TRAIN: the loss and train_op, from the features and labels, when they read
+    # and update variables alone and read none after an update
+    train_step: graph_slice.GraphSlice | None = None
     # TRAIN: the discovery graph, the training graph as the Estimator built it
     # (its model_dir's graph.pbtxt and .meta files: saving/graph_files.py)
     graph: tf.Graph | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -258,7 +259,6 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
     built on ``input_graph``."""
     mode, graph, creations = input_graph.mode, input_graph.graph, input_graph.creations
     model_seeds: list = []
-    draws: list = []
     with graph.as_default():
         skip_initializers = lambda: creations.depth > 0  # noqa: E731
         with (
@@ -266,8 +266,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             tf.variable_creator_scope(creations.creator),
         ):
             first_model_op = len(graph.get_operations())
-            with global_random.recording(draws):
-                spec = call_model_fn(input_graph.features, input_graph.labels, mode)
+            spec = call_model_fn(input_graph.features, input_graph.labels, mode)
             loss_mean = tf.compat.v1.metrics.mean(spec.loss) if mode == ModeKeys.EVAL else None
             initializers = creations.initializer_ops(graph)
             model_ops = [
@@ -296,6 +295,11 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 if mode == ModeKeys.PREDICT
                 else None
             )
+            train_step = (
+                _train_step_slice(spec, model_inputs, read_after_written, model_ops)
+                if mode == ModeKeys.TRAIN
+                else None
+            )
         records = _initial_values(graph, creations.created)
         own_saver = OwnSaver.of(spec.scaffold.saver, graph)
         tables = _checkpointed_tables(graph)
@@ -315,11 +319,11 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         summary_step_writes=on_summary_steps,
         writes_feeding=writes_feeding,
         read_after_written=read_after_written,
-        global_random_draws=tuple(draws),
         tables=tables,
         metric_values=metric_values,
         metric_updates=metric_updates,
         predictions=predictions,
+        train_step=train_step,
         graph=graph if mode == ModeKeys.TRAIN else None,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
@@ -330,6 +334,24 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             or spec.prediction_hooks
         ),
     )
+
+
+def _train_step_slice(
+    spec, model_inputs, read_after_written, model_ops
+) -> graph_slice.GraphSlice | None:
+    """The slice of the step's ``loss`` and ``train_op`` (its random ops drawing from
+    the call's streams), unless it reads a variable that model_fn reads after an
+    update: a function would order that read after the update, a TF 1 Session did
+    not (step_reads.py)."""
+    step = graph_slice.slice_of(
+        (spec.loss, spec.train_op),
+        model_inputs,
+        writes=True,
+        random=random_streams.occurrences(model_ops),
+    )
+    if step is None or read_after_written & {name for _, name in step.variables}:
+        return None
+    return step
 
 
 def _fetched(graph: tf.Graph, spec, mode: str, loss_mean) -> tuple:

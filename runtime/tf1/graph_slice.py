@@ -3,13 +3,15 @@ store's variables (and the step's inputs) without calling model_fn.
 
 The discovery graph already holds the ops model_fn built. Where what a program
 needs depends on variables and given inputs alone, through stateless ops and
-variable reads (and, for metric updates, variable assignments), those ops are
-imported into the function, each variable's handle standing in for the graph's:
-the same ops with the same attributes, at the cost of a GraphDef import instead
-of a model_fn call. That is the case for almost every metric (v1 metrics, Keras
-metrics, the canned heads': updated from the batch, and read once after the
-last update, as Estimator's FinalOpsHook fetched them) and for the predictions
-of models without lookup tables or random ops. What reads anything else, or
+variable reads (and, for metric updates and training steps, variable assignments
+and optimizer updates), those ops are imported into the function, each
+variable's handle standing in for the graph's: the same ops with the same
+attributes, at the cost of a GraphDef import instead of a model_fn call. That is
+the case for almost every metric (v1 metrics, Keras metrics, the canned heads':
+updated from the batch, and read once after the last update, as Estimator's
+FinalOpsHook fetched them), for the predictions of models without lookup tables
+or random ops, and for the training step (``train_op`` and ``loss``, as the
+Estimator's session fetched them) of such models. What reads anything else, or
 runs other stateful ops, has no slice; its program calls model_fn, as before.
 
 A hook's session computes what it is asked the same way, from the traced graph
@@ -25,9 +27,14 @@ from collections.abc import Mapping, Sequence
 import tensorflow as tf
 from tensorflow.core.framework import graph_pb2, node_def_pb2
 
+from runtime.tf1.random_streams import RandomStreams
+
 _VARIABLE = "VarHandleOp"
-_READ = "ReadVariableOp"
+_READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VariableShape"})
 _WRITES = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"})
+# An optimizer's update of a variable and its slots, dense or sparse (ResourceApplyAdam,
+# ResourceSparseApplyAdagrad, ResourceScatterAdd...)
+_UPDATE_PREFIXES = ("ResourceApply", "ResourceSparseApply", "ResourceScatter")
 _GRAPH_INPUTS = frozenset({"Placeholder", "PlaceholderWithDefault", "PlaceholderV2"})
 
 
@@ -42,11 +49,18 @@ class GraphSlice:
     inputs: tuple[str, ...]
     structure: object  # a nest of tensor (or operation) names
     read_inputs: frozenset[str]  # the inputs the slice's ops read
+    # The seeded Philox ops among the slice's (random_streams.py): (name, occurrence)
+    random_ops: tuple[tuple[str, int], ...] = ()
 
-    def compute(self, variables: Mapping[str, tf.Variable], inputs: Sequence[tf.Tensor] = ()):
+    def compute(
+        self,
+        variables: Mapping[str, tf.Variable],
+        inputs: Sequence[tf.Tensor] = (),
+        streams: RandomStreams | None = None,
+    ):
         """The tensors of ``structure``, in the graph being built (a function's),
         reading ``variables[name]`` for each of the slice's variables and taking
-        ``inputs`` for its inputs, in order."""
+        ``inputs`` for its inputs, in order; its random ops draw from ``streams``."""
         graph = tf.compat.v1.get_default_graph()
         given = dict(zip(self.inputs, inputs, strict=True))
         input_map = {
@@ -54,14 +68,30 @@ class GraphSlice:
         }
         input_map.update((name, given[name]) for name in self.read_inputs)
         computed = [name for name in tf.nest.flatten(self.structure) if name not in given]
-        outputs = tf.graph_util.import_graph_def(
+        random_names = [name for name, _ in self.random_ops]
+        imported = tf.graph_util.import_graph_def(
             graph_pb2.GraphDef.FromString(self.graph_def),
             input_map=input_map,
-            return_elements=computed,
+            return_elements=computed + random_names,
             name="",
         )
-        given.update(zip(computed, outputs, strict=True))
+        given.update(zip(computed, imported[: len(computed)], strict=True))
+        for op, (_, occurrence) in zip(imported[len(computed) :], self.random_ops, strict=True):
+            _draw_from_stream(op, occurrence, streams)
         return tf.nest.map_structure(given.__getitem__, self.structure)
+
+
+def _draw_from_stream(op: tf.Operation, occurrence: int, streams: RandomStreams | None) -> None:
+    """Makes the consumers of the imported Philox op ``op`` read its stream's draw
+    instead (``op`` then runs no more: nothing needs it). Left as it is without
+    a stream, as the trace leaves such an op."""
+    drawn = None if streams is None else streams.drawn_instead(op, occurrence)
+    if drawn is None:
+        return
+    for consumer in op.outputs[0].consumers():
+        for index, tensor in enumerate(consumer.inputs):
+            if tensor is op.outputs[0]:
+                consumer._update_input(index, drawn)
 
 
 class GraphView:
@@ -105,23 +135,35 @@ class Unsliceable(Exception):
 
 
 def slice_of(
-    structure, inputs: Sequence = (), *, writes: bool = False, view: GraphView | None = None
+    structure,
+    inputs: Sequence = (),
+    *,
+    writes: bool = False,
+    random: Mapping[str, int] | None = None,
+    view: GraphView | None = None,
 ) -> GraphSlice | None:
     """:func:`required_slice`, or None where there is none."""
     try:
-        return required_slice(structure, inputs, writes=writes, view=view)
+        return required_slice(structure, inputs, writes=writes, random=random, view=view)
     except Unsliceable:
         return None
 
 
 def required_slice(
-    structure, inputs: Sequence = (), *, writes: bool = False, view: GraphView | None = None
+    structure,
+    inputs: Sequence = (),
+    *,
+    writes: bool = False,
+    random: Mapping[str, int] | None = None,
+    view: GraphView | None = None,
 ) -> GraphSlice:
     """The slice computing ``structure`` (a nest of one graph's tensors, or with
     ``writes`` operations too) from ``inputs`` (tensors of that graph). Raises
     :class:`Unsliceable` when a leaf or an input is something else, or the ops
     between them do more than read variables (with ``writes``: and assign to
-    them). ``view``: how to read the graph (default: as TF 1 built it)."""
+    them; with ``random``, ``{op name: occurrence}`` of the graph's Philox ops:
+    and draw from their streams). ``view``: how to read the graph (default: as
+    TF 1 built it)."""
     view = view or GraphView()
     leaves = tf.nest.flatten(structure)
     kinds = (tf.Tensor, tf.Operation) if writes else tf.Tensor
@@ -131,19 +173,28 @@ def required_slice(
         raise Unsliceable(None)
     given = {tensor.ref() for tensor in inputs}
     computed = [_op_of(leaf) for leaf in leaves if not _is_given(leaf, given)]
-    needed = _ops_computing(computed, given, writes=writes, view=view)
+    needed = _ops_computing(computed, given, writes=writes, random=random or {}, view=view)
     graph = leaves[0].graph
     graph_def = graph_pb2.GraphDef()
     graph_def.versions.CopyFrom(graph.graph_def_versions)
     variables = []
+    # A control dependency on a variable's op (tf.control_dependencies([v])) is
+    # left out: the store's variable exists before any step.
+    on_variables = set()
+    random_ops = []
     for op in graph.get_operations():  # creation order: inputs come first
         if op not in needed:
             continue
         variable = view.variable(op)
         if variable is not None:  # stands for the store's variable of that name
             variables.append((f"{op.name}:0", variable))
+            on_variables.add(f"^{op.name}")
             continue
-        graph_def.node.append(view.node_def(op))
+        if op.name in (random or {}):
+            random_ops.append((op.name, random[op.name]))
+        node = view.node_def(op)
+        node.input[:] = [name for name in node.input if name not in on_variables]
+        graph_def.node.append(node)
     return GraphSlice(
         graph_def=graph_def.SerializeToString(),
         variables=tuple(variables),
@@ -152,6 +203,7 @@ def required_slice(
         read_inputs=frozenset(
             tensor.name for op in needed for tensor in view.inputs(op) if tensor.ref() in given
         ),
+        random_ops=tuple(random_ops),
     )
 
 
@@ -163,7 +215,7 @@ def _op_of(leaf) -> tf.Operation:
     return leaf.op if isinstance(leaf, tf.Tensor) else leaf
 
 
-def _ops_computing(outputs, given, *, writes: bool, view: GraphView) -> set:
+def _ops_computing(outputs, given, *, writes: bool, random: Mapping, view: GraphView) -> set:
     """The ops running ``outputs`` (ops) runs (through inputs and control inputs,
     up to the tensors ``given``); :class:`Unsliceable` when one of them reads
     anything else, runs a function, or has state other than variable reads (and
@@ -177,7 +229,7 @@ def _ops_computing(outputs, given, *, writes: bool, view: GraphView) -> set:
         needed.add(op)
         if view.variable(op) is not None:
             continue
-        if not _replayable(op, writes=writes):
+        if not (_replayable(op, writes=writes) or op.name in random):
             raise Unsliceable(op)
         pending.extend(tensor.op for tensor in view.inputs(op) if tensor.ref() not in given)
         pending.extend(view.control_inputs(op))
@@ -185,8 +237,12 @@ def _ops_computing(outputs, given, *, writes: bool, view: GraphView) -> set:
 
 
 def _replayable(op: tf.Operation, *, writes: bool) -> bool:
-    if op.type == _READ or (writes and op.type in _WRITES):
+    if op.type in _READS or (writes and _writes_variables(op)):
         return True
     if op.type in _GRAPH_INPUTS or op.op_def.is_stateful:
         return False
     return not any(value.HasField("func") or value.list.func for value in op.node_def.attr.values())
+
+
+def _writes_variables(op: tf.Operation) -> bool:
+    return op.type in _WRITES or op.type.startswith(_UPDATE_PREFIXES)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import inspect
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import tensorflow as tf
 from tensorflow.python.ops import gen_random_ops, gen_stateless_random_ops_v2
@@ -58,6 +58,28 @@ _STATELESS_TWINS = {
     "truncated_normal": _truncated_normal,
     "random_uniform_int": _uniform_int,
 }
+# the same ops by their type in a graph
+_TWINS_BY_OP_TYPE = {
+    "RandomUniform": _uniform,
+    "RandomStandardNormal": _normal,
+    "TruncatedNormal": _truncated_normal,
+    "RandomUniformInt": _uniform_int,
+}
+PHILOX_OP_TYPES = frozenset(_TWINS_BY_OP_TYPE)
+
+
+def occurrences(ops: Iterable[tf.Operation]) -> dict[str, int]:
+    """``{op name: its occurrence}`` of the Philox ops among ``ops`` (a graph's, in
+    creation order), counted per seed pair as :meth:`RandomStreams.shared` counts
+    the ops model_fn builds."""
+    counted: collections.Counter = collections.Counter()
+    found = {}
+    for op in ops:
+        if op.type in PHILOX_OP_TYPES:
+            seeds = (op.get_attr("seed"), op.get_attr("seed2"))
+            found[op.name] = counted[seeds]
+            counted[seeds] += 1
+    return found
 
 
 class RandomStreams:
@@ -108,6 +130,21 @@ class RandomStreams:
         finally:
             for name, original in originals.items():
                 setattr(gen_random_ops, name, original)
+
+    def drawn_instead(self, op: tf.Operation, occurrence: int) -> tf.Tensor | None:
+        """What the Philox op ``op`` (of model_fn's graph, imported into the one
+        being built; the ``occurrence``-th of its seed pair) draws from its stream,
+        built here; None for an op without a stream (no seeds)."""
+        seeds = (op.get_attr("seed"), op.get_attr("seed2"))
+        counter = self._counters.get((*seeds, occurrence))
+        if counter is None:
+            return None
+        if op.type == "RandomUniformInt":
+            shape, minval, maxval = op.inputs
+            arguments = {"shape": shape, "minval": minval, "maxval": maxval}
+        else:
+            arguments = {"shape": op.inputs[0], "dtype": op.get_attr("dtype")}
+        return _draw(_TWINS_BY_OP_TYPE[op.type], counter, seeds, arguments)
 
 
 def _draw(twin, counter: tf.Variable, seeds: tuple, arguments: dict) -> tf.Tensor:

@@ -10,8 +10,8 @@ each replica's random ops other seeds than the replica before it.
 
 :func:`replicated_draws` builds that graph in a throwaway ``tf.Graph`` with the
 same strategy and takes from it the variables' initial values, input_fn's op
-seeds, each replica's model_fn seeds and what the replicas' model_fn calls drew
-from Python's and numpy's generators. Everything else (which variables,
+seeds and each replica's model_fn seeds; the replicas' model_fn calls move
+Python's and numpy's generators on as they did. Everything else (which variables,
 collections, summaries) stays as one-device discovery found it.
 """
 
@@ -45,7 +45,6 @@ class ReplicatedDraws:
     initial_values: dict  # {TF 1 name: value}; partitioners are off under a strategy
     input_seeds: tuple
     replica_model_seeds: tuple[tuple, ...]
-    model_draws: tuple  # from Python's and numpy's generators, by every replica
 
     def applied_to(self, blueprint: Blueprint) -> Blueprint:
         return dataclasses.replace(
@@ -53,7 +52,6 @@ class ReplicatedDraws:
             variables=tuple(self._with_initial_value(record) for record in blueprint.variables),
             input_seeds=self.input_seeds,
             replica_model_seeds=self.replica_model_seeds,
-            global_random_draws=self.model_draws,
         )
 
     def _with_initial_value(self, record: VariableRecord) -> VariableRecord:
@@ -92,7 +90,6 @@ def replicated_draws(
     creations = CreationLog()
     input_seeds: list = []
     replica_seeds: list = []
-    model_draws: list = []
     with graph.as_default(), strategy.scope(), strategy._scale_loss_for_estimator_enabled():
         tf.compat.v1.random.set_random_seed(random_seed)
         with seeds.recording(input_seeds), global_random.unchanged():
@@ -106,14 +103,12 @@ def replicated_draws(
         with (
             seeds.recording(replica_seeds, skip_while=skip_initializers, tag=replica_index),
             tf.variable_creator_scope(creations.creator),
-            global_random.recording(model_draws),
         ):
             strategy.extended.call_for_each_replica(call_model_fn, args=(features, labels, mode))
     return ReplicatedDraws(
         initial_values=_initial_values(graph, [variable for _, variable in creations.created]),
         input_seeds=tuple(input_seeds),
         replica_model_seeds=_by_replica(replica_seeds, strategy.num_replicas_in_sync),
-        model_draws=tuple(model_draws),
     )
 
 

@@ -6,9 +6,9 @@ shift), one with another feature (another structure), predictions twice, a
 second Estimator writing to the same model_dir between two evaluations, and a
 fresh Estimator whose unseeded initializers draw from Python's ``random``.
 Prints, as JSON, each call's results, the variables after each training call, and
-what Python's and numpy's global generators draw next. The runtime side also
-prints how often model_fn was called in each call (``model_fn_calls``). Run
-under both interpreters; the outputs must match (tests/runtime/test_runtime_call_cache.py).
+what Python's and numpy's global generators draw next, and how often model_fn
+was called in each call (``model_fn_calls``). Run under both interpreters; the
+outputs must match (tests/runtime/test_runtime_call_cache.py).
 
 Usage: python repeated_calls.py legacy|runtime MODEL_DIR
 """
@@ -120,9 +120,7 @@ def main():
     record = {}
     for case, dropout in (("plain", False), ("dropout", True)):
         calls, model_fn_calls = calls_in_turn(os.path.join(sys.argv[2], case), dropout)
-        record[case] = {"calls": calls}
-        if sys.argv[1] == "runtime":
-            record[case]["model_fn_calls"] = model_fn_calls
+        record[case] = {"calls": calls, "model_fn_calls": model_fn_calls}
     print(json.dumps(record))
 
 

@@ -342,6 +342,28 @@ def input_rows():
     }
 
 
+class LabeledTensorLike:
+    """What tf.contrib.labeled_tensor's LabeledTensor was to a receiver: a
+    ``tensor`` attribute, and a conversion to a tensor."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+tf.register_tensor_conversion_function(
+    LabeledTensorLike,
+    lambda value, dtype=None, name=None, as_ref=False: tf.convert_to_tensor(
+        value.tensor, dtype=dtype, name=name
+    ),
+)
+
+
+class WithTensorAttribute:
+    """A ``tensor`` attribute, but no conversion to a tensor."""
+
+    tensor = "not a tensor"
+
+
 def receiver_rows():
     export = estimator.export
 
@@ -362,6 +384,12 @@ def receiver_rows():
         "receiver receiver_tensors None": lambda: export.ServingInputReceiver(floats(), None),
         "receiver feature not a tensor": lambda: export.ServingInputReceiver(
             {"x": [1.0]}, string_input()
+        ),
+        "receiver labeled tensor feature": lambda: keys(
+            export.ServingInputReceiver({"x": LabeledTensorLike(floats())}, string_input())
+        ),
+        "receiver feature with a tensor attribute only": lambda: export.ServingInputReceiver(
+            {"x": WithTensorAttribute()}, string_input()
         ),
         "receiver feature key not str or int": lambda: export.ServingInputReceiver(
             {1.5: floats()}, string_input()

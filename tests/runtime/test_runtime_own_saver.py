@@ -1,4 +1,4 @@
-"""A Scaffold's Saver with code of its own (runtime/saving/own_saver.py) is asked
+"""A Scaffold's Saver with code of its own (runtime/tf1/own_saver.py) is asked
 what the Estimator asked of it, in the same order: save at each checkpoint
 step, restore (and recover the last checkpoints) when training resumes, restore
 for evaluation and prediction; its own code runs (an audit file beside each
