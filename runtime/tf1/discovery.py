@@ -296,9 +296,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 else None
             )
             train_step = (
-                _train_step_slice(spec, model_inputs, read_after_written, model_ops)
-                if mode == ModeKeys.TRAIN
-                else None
+                _train_step_slice(spec, model_inputs, model_ops) if mode == ModeKeys.TRAIN else None
             )
         records = _initial_values(graph, creations.created)
         own_saver = OwnSaver.of(spec.scaffold.saver, graph)
@@ -336,20 +334,22 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
     )
 
 
-def _train_step_slice(
-    spec, model_inputs, read_after_written, model_ops
-) -> graph_slice.GraphSlice | None:
+def _train_step_slice(spec, model_inputs, model_ops) -> graph_slice.GraphSlice | None:
     """The slice of the step's ``loss`` and ``train_op`` (its random ops drawing from
-    the call's streams), unless it reads a variable that model_fn reads after an
-    update: a function would order that read after the update, a TF 1 Session did
-    not (step_reads.py)."""
+    the call's streams), unless one of its ops reads a variable after one of its
+    ops that may write it: a function would order that read after the update, a
+    TF 1 Session did not (step_reads.py). Writers the step does not run (a
+    Saver's restore ops) do not count."""
     step = graph_slice.slice_of(
         (spec.loss, spec.train_op),
         model_inputs,
         writes=True,
         random=random_streams.occurrences(model_ops),
     )
-    if step is None or read_after_written & {name for _, name in step.variables}:
+    if step is None:
+        return None
+    in_step = step.node_names()
+    if step_reads.read_after_written(op for op in model_ops if op.name in in_step):
         return None
     return step
 

@@ -80,6 +80,10 @@ class GraphSlice:
             _draw_from_stream(op, occurrence, streams)
         return tf.nest.map_structure(given.__getitem__, self.structure)
 
+    def node_names(self) -> frozenset[str]:
+        """The names of the graph's ops the slice runs (its variables' aside)."""
+        return frozenset(node.name for node in graph_pb2.GraphDef.FromString(self.graph_def).node)
+
 
 def _draw_from_stream(op: tf.Operation, occurrence: int, streams: RandomStreams | None) -> None:
     """Makes the consumers of the imported Philox op ``op`` read its stream's draw

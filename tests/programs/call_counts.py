@@ -30,20 +30,28 @@ COUNTS = collections.Counter()
 
 def model_fn(features, labels, mode):
     COUNTS[f"model_fn/{mode}"] += 1
-    logits = tf.compat.v1.layers.dense(features["x"], 2, name="logits")
+    weights = tf.compat.v1.get_variable("weights", [3, 2])
+    bias = tf.compat.v1.get_variable("bias", [2], initializer=tf.compat.v1.zeros_initializer())
+    # A Saver made before the model reads its variables: its restore ops write
+    # what the step reads afterwards, but the step never runs them.
+    scaffold = tf.compat.v1.train.Scaffold(saver=tf.compat.v1.train.Saver(max_to_keep=3))
+    logits = tf.matmul(features["x"], weights) + bias
     if mode == estimator.ModeKeys.PREDICT:
         return estimator.EstimatorSpec(
             mode,
             predictions={"class": tf.argmax(logits, axis=1)},
             export_outputs={"serving": estimator.export.PredictOutput({"logits": logits})},
+            scaffold=scaffold,
         )
     loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
     if mode == estimator.ModeKeys.EVAL:
         accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, axis=1))
-        return estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
+        return estimator.EstimatorSpec(
+            mode, loss=loss, eval_metric_ops={"accuracy": accuracy}, scaffold=scaffold
+        )
     optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
     train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, scaffold=scaffold)
 
 
 def rows():
