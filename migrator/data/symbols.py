@@ -706,14 +706,20 @@ INSTEAD = {
 }
 
 
+def _of_name_or_module(qualified: str, by_name: dict, by_module: dict):
+    """``by_name[qualified]``, else the entry of the module ``qualified`` is or lies
+    in, else None."""
+    if qualified in by_name:
+        return by_name[qualified]
+    for module, entry in by_module.items():
+        if qualified == module or qualified.startswith(module + "."):
+            return entry
+    return None
+
+
 def instead(qualified_name: str) -> str | None:
     """What to use instead of a legacy name that has no faithful target, if known."""
-    if qualified_name in INSTEAD:
-        return INSTEAD[qualified_name]
-    for module, suggestion in _MODULE_INSTEAD.items():
-        if qualified_name == module or qualified_name.startswith(module + "."):
-            return suggestion
-    return None
+    return _of_name_or_module(qualified_name, INSTEAD, _MODULE_INSTEAD)
 
 
 # tf.contrib modules whose code lives on in the tf_slim package (unchanged: TF 1.15's
@@ -842,12 +848,7 @@ PRIVATE_REMOVED_MODULES = {
 def private_removal(qualified: str) -> tuple[str, str] | None:
     """``(why, instead)`` of a private name TensorFlow removed, alone or with its
     module, or None."""
-    if qualified in PRIVATE_REMOVED:
-        return PRIVATE_REMOVED[qualified]
-    for module, removal in PRIVATE_REMOVED_MODULES.items():
-        if qualified == module or qualified.startswith(module + "."):
-            return removal
-    return None
+    return _of_name_or_module(qualified, PRIVATE_REMOVED, PRIVATE_REMOVED_MODULES)
 
 
 # Runtime names whose TF 1 computation ran in an order TF 1 left open and the runtime

@@ -4,9 +4,10 @@ tf_keras seeds initializers that have no seed from ``random.randint`` (and some
 ops from ``np.random.randint``), so a legacy Estimator, which called model_fn
 once in every ``train``/``evaluate``/``predict`` call, moved these generators on
 once per call: what the program draws next (another Estimator's initial values)
-depends on it. Discovery calls model_fn as the Estimator did; the other calls the
-runtime makes (a traced step, the replicas of a legacy MirroredStrategy graph
-discovered again) leave the generators where they were.
+depends on it. The runtime's model_fn calls move them on as the Estimator's did:
+discovery's (on MirroredStrategy, the replicas' calls in the legacy distributed
+graph instead, one-device discovery leaving them alone), while a traced step's
+call leaves them where they were.
 """
 
 from __future__ import annotations

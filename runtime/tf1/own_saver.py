@@ -23,6 +23,8 @@ import tensorflow as tf
 from tensorflow.python.training import saver as saver_lib
 from tensorflow.python.util import object_identity
 
+from runtime.tf1 import session_setup
+
 if TYPE_CHECKING:  # the store's module imports discovery, which imports this one
     from runtime.tf1.variable_store import VariableStore
 
@@ -51,11 +53,7 @@ class OwnSaver:
             try:
                 return session.run({name: self._variables[name] for name in names})
             except tf.errors.FailedPreconditionError as error:
-                # The Estimator's session manager found the model not ready.
-                raise RuntimeError(
-                    "Init operations did not make model ready for local_init.  Init op: "
-                    f"group_deps, init fn: None, error: {error.message}"
-                ) from None
+                raise session_setup.not_ready(error.message) from None
 
     def save(self, store: VariableStore, prefix: str, step: int) -> str:
         """``saver.save`` of the store's values, as model.ckpt-<step>."""

@@ -51,11 +51,16 @@ class SaverSettings:
             return
         missing = [record.name for record in records if record.checkpoint_key not in self.keys]
         if missing:
-            raise RuntimeError(
-                "Init operations did not make model ready for local_init.  Init op: "
-                f"group_deps, init fn: None, error: Variables not initialized: "
-                f"{', '.join(missing)}"
-            )
+            raise not_ready(f"Variables not initialized: {', '.join(missing)}")
+
+
+def not_ready(reason: str) -> RuntimeError:
+    """The error of the Estimator's session manager when a saver's restore left
+    the model not ready."""
+    return RuntimeError(
+        "Init operations did not make model ready for local_init.  Init op: "
+        f"group_deps, init fn: None, error: {reason}"
+    )
 
 
 def saver_settings(saver) -> SaverSettings | None:
