@@ -232,7 +232,7 @@ def sdca_model_fn(features, labels, mode, head, feature_columns, optimizer, *, n
         train_op_fn=lambda unused_loss: train_op,
         logits=logits,
     )
-    return spec._replace(train_op=sdca_model.update_weights(spec.train_op))
+    return spec._replace(train_op=sdca_model.update_weights(spec.train_op, spec.loss))
 
 
 class LinearEstimator(Estimator):

@@ -276,10 +276,16 @@ class SDCAModel:
             with tf.control_dependencies(updates):
                 return tf.compat.v1.assign_add(global_step, 1).op
 
-    def update_weights(self, train_op):
-        """Sets the weights from their unshrunk twins after ``train_op``, then
-        shrinks them towards zero by l1 / l2."""
-        with tf.control_dependencies([train_op]):
+    def update_weights(self, train_op, loss):
+        """Sets the weights from their unshrunk twins after ``train_op`` and after
+        the step's ``loss``, then shrinks them towards zero by l1 / l2.
+
+        TF 1's Session raced the loss's reads of the weights with this update
+        (its chief hook's), and the reads usually came first. The dependency on
+        the loss makes that order hold by data, not only by a function's
+        automatic control dependencies: a clean-clone CI run once saw one step's
+        loss computed from one weight as updated (docs/canned.md)."""
+        with tf.control_dependencies([train_op, loss]):
             updates = [
                 part.assign(unshrunk_part)
                 for kind in ("sparse", "dense")

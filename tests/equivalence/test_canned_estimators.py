@@ -874,3 +874,53 @@ def test_linear_sdca_regularization_is_checked_when_training_as_tensorflow_did(
 
     with pytest.raises(ValueError, match=message):
         regressor.train(input_fn, steps=1)
+
+
+def test_linear_sdca_updates_the_weights_after_the_step_loss_read_them():
+    """TF 1's Session raced the loss's reads of the weights with the chief hook's
+    update of them, the reads usually first (docs/canned.md). The runtime's update
+    waits for the loss by data, so that no schedule can compute the loss from an
+    updated weight (a clean-clone CI run once saw one: linear_sdca_regression's
+    loss at step 16 off by one one-hot weight's share of that step's update)."""
+    from runtime import estimator
+
+    regressor = estimator.LinearRegressor(
+        [
+            tf.feature_column.numeric_column("x"),
+            tf.feature_column.categorical_column_with_hash_bucket("c", 5),
+        ],
+        optimizer=estimator.experimental.LinearSDCA("example_id"),
+    )
+    with tf.Graph().as_default() as graph:
+        tf.compat.v1.train.create_global_step()
+        features = {
+            "x": tf.constant([[1.0]]),
+            "c": tf.constant([["a"]]),
+            "example_id": tf.constant(["e"]),
+        }
+        spec = regressor.model_fn(features, tf.constant([[1.0]]), "train", regressor.config)
+    variables = graph.get_collection("trainable_variables")
+    weights = {v.op.name for v in variables if not v.op.name.endswith("_unshrunk")}
+    initializers = {v.initializer for v in variables}
+    updates = [
+        op
+        for op in graph.get_operations()
+        if op.type == "AssignVariableOp"
+        and op.inputs[0].op.name in weights
+        and op not in initializers
+    ]
+    assert len(updates) == len(weights) == 3  # x, c and the bias
+    for update in updates:
+        assert spec.loss.op in _ops_before(update), update.name
+
+
+def _ops_before(op: tf.Operation) -> set:
+    """The ops ``op`` waits for, through its inputs and control inputs."""
+    before, pending = set(), [op]
+    while pending:
+        later = pending.pop()
+        for earlier in [t.op for t in later.inputs] + list(later.control_inputs):
+            if earlier not in before:
+                before.add(earlier)
+                pending.append(earlier)
+    return before
