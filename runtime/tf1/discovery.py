@@ -24,6 +24,7 @@ from runtime.calls.spec import LOSS_METRIC_KEY
 from runtime.tf1 import (
     graph_slice,
     random_streams,
+    ref_variables,
     seeds,
     session_setup,
     step_reads,
@@ -349,7 +350,8 @@ def _train_step_slice(spec, model_inputs, model_ops) -> graph_slice.GraphSlice |
     if step is None:
         return None
     in_step = step.node_names()
-    if step_reads.read_after_written(op for op in model_ops if op.name in in_step):
+    step_ops = [op for op in model_ops if op.name in in_step]
+    if step_reads.read_after_written(step_ops) or ref_variables.read_after_written(step_ops):
         return None
     return step
 

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 import tensorflow as tf
 from tensorflow.core.framework import graph_pb2, node_def_pb2
 
+from runtime.tf1 import ref_variables
 from runtime.tf1.random_streams import RandomStreams
 
 _VARIABLE = "VarHandleOp"
@@ -103,8 +104,9 @@ class GraphView:
     discovery graph), where each variable is a ``VarHandleOp`` of its name."""
 
     def variable(self, op: tf.Operation) -> str | None:
-        """The store's name of the variable ``op`` stands for, if it does."""
-        return op.name if op.type == _VARIABLE else None
+        """The store's name of the variable ``op`` stands for, if it does (a
+        reference variable's too: ref_variables.py)."""
+        return op.name if op.type == _VARIABLE or ref_variables.is_variable(op) else None
 
     def inputs(self, op: tf.Operation) -> Sequence[tf.Tensor]:
         return op.inputs
@@ -198,7 +200,7 @@ def required_slice(
             random_ops.append((op.name, random[op.name]))
         node = view.node_def(op)
         node.input[:] = [name for name in node.input if name not in on_variables]
-        graph_def.node.append(node)
+        graph_def.node.extend(ref_variables.resource_nodes(op, node, view.inputs(op)))
     return GraphSlice(
         graph_def=graph_def.SerializeToString(),
         variables=tuple(variables),
@@ -233,16 +235,18 @@ def _ops_computing(outputs, given, *, writes: bool, random: Mapping, view: Graph
         needed.add(op)
         if view.variable(op) is not None:
             continue
-        if not (_replayable(op, writes=writes) or op.name in random):
+        if not (_replayable(op, view.inputs(op), writes=writes) or op.name in random):
             raise Unsliceable(op)
         pending.extend(tensor.op for tensor in view.inputs(op) if tensor.ref() not in given)
         pending.extend(view.control_inputs(op))
     return needed
 
 
-def _replayable(op: tf.Operation, *, writes: bool) -> bool:
+def _replayable(op: tf.Operation, inputs: Sequence[tf.Tensor], *, writes: bool) -> bool:
     if op.type in _READS or (writes and _writes_variables(op)):
         return True
+    if ref_variables.takes_refs(op):  # an update of reference variables, not stateful
+        return writes and ref_variables.replayable_update(op, inputs)
     if op.type in _GRAPH_INPUTS or op.op_def.is_stateful:
         return False
     return not any(value.HasField("func") or value.list.func for value in op.node_def.attr.values())

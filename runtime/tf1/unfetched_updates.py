@@ -47,7 +47,7 @@ log = logging.getLogger("tensorflow")
 def writes_nothing_fetched(model_ops: Iterable[tf.Operation], fetches) -> frozenset:
     """Names of the variables that, in a legacy graph, only ops outside the
     ancestry of ``fetches`` write (pass ``model_ops`` without initializers)."""
-    needed = _ancestors(fetches)
+    needed = ancestors(fetches)
     fetched, unfetched = set(), set()
     for op in model_ops:
         (fetched if op in needed else unfetched).update(_written_variables(op))
@@ -172,7 +172,10 @@ def variables_taken(op: tf.Operation) -> set[str]:
     return names
 
 
-def _ancestors(fetches) -> set[tf.Operation]:
+def ancestors(fetches) -> set[tf.Operation]:
+    """The ops that running ``fetches`` (a nest of tensors, operations and
+    variables) runs: theirs, and those they wait for through inputs and control
+    inputs."""
     # A fetched variable is the one ``variable.assign(...)`` returns (e.g. a
     # metric's update op): its ``op`` is the assignment.
     pending = [

@@ -883,6 +883,7 @@ def test_linear_sdca_updates_the_weights_after_the_step_loss_read_them():
     updated weight (a clean-clone CI run once saw one: linear_sdca_regression's
     loss at step 16 off by one one-hot weight's share of that step's update)."""
     from runtime import estimator
+    from runtime.tf1 import unfetched_updates
 
     regressor = estimator.LinearRegressor(
         [
@@ -911,16 +912,4 @@ def test_linear_sdca_updates_the_weights_after_the_step_loss_read_them():
     ]
     assert len(updates) == len(weights) == 3  # x, c and the bias
     for update in updates:
-        assert spec.loss.op in _ops_before(update), update.name
-
-
-def _ops_before(op: tf.Operation) -> set:
-    """The ops ``op`` waits for, through its inputs and control inputs."""
-    before, pending = set(), [op]
-    while pending:
-        later = pending.pop()
-        for earlier in [t.op for t in later.inputs] + list(later.control_inputs):
-            if earlier not in before:
-                before.add(earlier)
-                pending.append(earlier)
-    return before
+        assert spec.loss.op in unfetched_updates.ancestors(update), update.name

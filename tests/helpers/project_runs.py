@@ -53,6 +53,12 @@ class Project:
     # Summary tags labelled with a read of a TF 1 reference variable global step that
     # TF 1's Session raced with the step's increment (harness.assert_racy_step_labels)
     racy_step_labels: tuple[str, ...] = ()
+    # Summary tags of TRAIN-mode streaming metrics whose predictions TF 1's Session
+    # computed beside the step's in-place update of the variables they read: a
+    # prediction can see the updated variable, and the metric's count keeps the
+    # difference, so two runs of the legacy program differ from that step on; only
+    # their steps are compared
+    raced_metrics: tuple[str, ...] = ()
     # A program written for TF 1 whose graph holds TF 1 loops: its bit-for-bit
     # reference is the legacy project with TF 2's (kernel_drift.CONTROL_FLOW)
     control_flow_v1: bool = False
@@ -163,6 +169,9 @@ class Comparison:
                             what=f"{relative}:{tag}",
                             actual_races=self.actual_is_legacy,
                         )
+                        continue
+                    if tag in self.project.raced_metrics:
+                        assert [s for s, _ in actual[tag]] == [s for s, _ in series], tag
                         continue
                     if tag in self.project.racy_summaries:
                         if not self.kernel_drift:

@@ -7,7 +7,10 @@ The input functions have side effects real ones have (a line printed, a
 counter bumped), so a second call would show. Prints, as JSON, each call's
 counts. Run under both interpreters (tests/runtime/test_runtime_call_counts.py).
 
-Usage: python call_counts.py legacy|runtime MODEL_DIR
+With ``tf1``, as a TF 1 program runs: ``disable_v2_behavior`` first, so that
+model_fn makes reference variables.
+
+Usage: python call_counts.py legacy|runtime MODEL_DIR [tf1]
 """
 
 import collections
@@ -18,6 +21,8 @@ import sys
 import numpy as np
 import tensorflow as tf
 
+if "tf1" in sys.argv[3:]:
+    tf.compat.v1.disable_v2_behavior()
 if sys.argv[1] == "runtime":
     from runtime import estimator
 else:

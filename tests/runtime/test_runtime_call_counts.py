@@ -4,10 +4,13 @@ counts (the program runs on both sides): input_fn, the generator of its
 again or not, in train_and_evaluate too; model_fn and the serving receiver once
 per export (issue 37).
 
-model_fn is still called a second time, to trace it, in a training call with
-hooks or v1 summaries of its own, on replicas, or in a TF 1 program (reference
-variables) (issue 37; docs/estimator_contract.md §1.1).
+Checked for a TF 2 program and for a TF 1 one (``disable_v2_behavior``: model_fn
+makes reference variables). model_fn is still called a second time, to trace it,
+in a training call with hooks or v1 summaries of its own, or on replicas (issue
+37; docs/estimator_contract.md §1.1).
 """
+
+import pytest
 
 from helpers.harness import REPO, side_by_side_records
 
@@ -23,8 +26,12 @@ CALLS = (
 )
 
 
-def test_input_fn_and_model_fn_are_called_as_often_as_the_estimator_called_them(tmp_path):
-    reference, runtime = side_by_side_records(PROGRAM, tmp_path)
+@pytest.mark.parametrize("program_args", [(), ("tf1",)], ids=["tf2", "tf1"])
+def test_input_fn_and_model_fn_are_called_as_often_as_the_estimator_called_them(
+    tmp_path, program_args
+):
+    """``tf1``: a TF 1 program (``disable_v2_behavior``: reference variables)."""
+    reference, runtime = side_by_side_records(PROGRAM, tmp_path, program_args)
     assert tuple(reference) == tuple(runtime) == CALLS
     assert runtime == reference
     for call in ("train", "train_again"):
