@@ -32,10 +32,11 @@ from runtime.tf1.random_streams import RandomStreams
 
 _VARIABLE = "VarHandleOp"
 _READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VariableShape"})
-_WRITES = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"})
-# An optimizer's update of a variable and its slots, dense or sparse (ResourceApplyAdam,
-# ResourceSparseApplyAdagrad, ResourceScatterAdd...)
-_UPDATE_PREFIXES = ("ResourceApply", "ResourceSparseApply", "ResourceScatter")
+# The resource twins of TF 1's assignments and updates (ref_variables.py): an
+# assignment, or an optimizer's update of a variable and its slots, dense or sparse
+# (ResourceApplyAdam, ResourceSparseApplyAdagrad, ResourceScatterAdd...)
+_WRITES = frozenset(ref_variables.ASSIGNMENTS.values())
+_UPDATE_PREFIXES = tuple(f"Resource{prefix}" for prefix in ref_variables.UPDATE_PREFIXES)
 _GRAPH_INPUTS = frozenset({"Placeholder", "PlaceholderWithDefault", "PlaceholderV2"})
 
 

@@ -27,14 +27,14 @@ from tensorflow.python.framework import op_def_registry
 from runtime.tf1 import unfetched_updates
 
 VARIABLE_OPS = frozenset({"VariableV2", "Variable"})
-_ASSIGNMENTS = {
+ASSIGNMENTS = {
     "Assign": "AssignVariableOp",
     "AssignAdd": "AssignAddVariableOp",
     "AssignSub": "AssignSubVariableOp",
 }
 # ApplyAdam -> ResourceApplyAdam, SparseApplyAdagrad -> ResourceSparseApplyAdagrad,
 # ScatterAdd -> ResourceScatterAdd...
-_UPDATE_PREFIXES = ("Apply", "SparseApply", "Scatter")
+UPDATE_PREFIXES = ("Apply", "SparseApply", "Scatter")
 
 
 def is_variable(op: tf.Operation) -> bool:
@@ -85,10 +85,16 @@ def read_after_written(ops: Iterable[tf.Operation]) -> frozenset[str]:
     read_after: set[str] = set()
     for op in ops:
         refs = set(_ref_positions(op)) if takes_refs(op) else set()
-        for _, variable in _values_read(op.inputs, refs):
-            earlier = writers.get(variable.name, [])
-            if earlier and not set(earlier) <= unfetched_updates.ancestors(op):
-                read_after.add(variable.name)
+        earlier = {
+            variable.name: writers[variable.name]
+            for _, variable in _values_read(op.inputs, refs)
+            if variable.name in writers
+        }
+        if earlier:
+            waited_for = unfetched_updates.ancestors(op)
+            read_after |= {
+                name for name, updates in earlier.items() if not set(updates) <= waited_for
+            }
         for index in refs:
             writers.setdefault(op.inputs[index].op.name, []).append(op)
     return frozenset(read_after)
@@ -109,8 +115,8 @@ def _values_read(inputs: Sequence[tf.Tensor], refs: set[int]) -> list[tuple[int,
 
 
 def _resource_type(op: tf.Operation) -> str | None:
-    name = _ASSIGNMENTS.get(op.type)
-    if name is None and op.type.startswith(_UPDATE_PREFIXES):
+    name = ASSIGNMENTS.get(op.type)
+    if name is None and op.type.startswith(UPDATE_PREFIXES):
         name = f"Resource{op.type}"
     return name if name and op_def_registry.get(name) is not None else None
 
