@@ -45,9 +45,9 @@ def probe(program: str, args: list[str]) -> None:
         )
         return blueprint
 
-    def observed_sliced_step(self, element):
+    def observed_sliced_step(self, *args):
         found["train/sliced_step_traced"] += 1
-        return sliced_step(self, element)
+        return sliced_step(self, *args)
 
     discovery.discover = observed_discover
     steps.TrainPrograms._discovered_train_step = observed_sliced_step

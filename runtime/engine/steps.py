@@ -287,11 +287,12 @@ class TrainPrograms:
         # them the step carries no summary ops at all and the controller writes
         # ``loss`` (write_loss_summaries), which keeps the loop body small.
         self.summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
-        self._sliced_step = (
-            None
-            if self.summaries_in_step
-            else traced.sliced(traced.blueprint.train_step, hooked=hooked)
-        )
+        # The discovery graph's own step (and summary ops), where it can run
+        # instead of a model_fn call (graph_slice.py, step_summaries.py).
+        self._sliced_step = traced.sliced(traced.blueprint.train_step, hooked=hooked)
+        self._summarized_step = traced.sliced(traced.blueprint.summarized_step, hooked=hooked)
+        if self.summaries_in_step and self._summarized_step is None:
+            self._sliced_step = None
         self._loss_dtype = traced.blueprint.loss_dtype
         self._loss_tag = traced.blueprint.loss_summary_tag
         self.loop = tf.function(self._loop, autograph=False)
@@ -302,26 +303,46 @@ class TrainPrograms:
         (reduced across replicas as the Estimator reported it), and writes
         model_fn's own summaries when ``record_summaries``."""
         if self._sliced_step is not None and not fetch_names:
-            return self._discovered_train_step(element)
+            return self._discovered_train_step(element, record_summaries)
         with root_name_scope(), self._summaries(record_summaries):
             per_replica, _ = self.traced.run(
                 element, on_replica=loss_after_train_op, fetch_names=fetch_names
             )
             loss = self.traced.reported_loss(per_replica)
-            if self.summaries_in_step and self._loss_tag is not None:
-                tf.summary.scalar(self._loss_tag, loss)
+            self._write_loss_summary(loss)
         return loss
 
-    def _discovered_train_step(self, element):
+    def _discovered_train_step(self, element, record_summaries):
         """The discovery graph's own ``train_op`` and ``loss``, from the inputs: no
-        model_fn call."""
+        model_fn call. With summaries in the step, on summary steps its summary
+        ops too, their protos written as the Estimator wrote them."""
         inputs = self.traced.model_inputs(element)
-        loss, train_op = self._sliced_step.compute(
-            self.traced.store, inputs, self.traced.random_streams
-        )
-        kept_like_a_fetch(loss)
-        with tf.control_dependencies([train_op]):
+        store, streams = self.traced.store, self.traced.random_streams
+        if not self.summaries_in_step:
+            loss, train_op = self._sliced_step.compute(store, inputs, streams)
+            return _loss_after(loss, train_op)
+        # the step value is read before the step's updates, as the trace reads it
+        with self._summaries(record_summaries):
+            loss, train_op, read = self._summarized_step.step.compute(store, inputs, streams)
+            loss = _loss_after(loss, train_op)
+
+            def write():
+                # the step's tensors, taken into the branch (an import does not capture)
+                taken = [tf.identity(tensor) for tensor in (*inputs, *read)]
+                protos = self._summarized_step.summaries.compute(store, taken)
+                tf.summary.experimental.write_raw_pb(tf.stack(protos))
+                with root_name_scope():  # the branch's own scope aside
+                    self._write_loss_summary(loss)
+                return tf.constant(True)
+
+            written = tf.cond(record_summaries, write, lambda: tf.constant(False))
+        with tf.control_dependencies([written]):
             return tf.identity(loss)
+
+    def _write_loss_summary(self, loss) -> None:
+        """Estimator's ``loss`` summary, inside a step with summaries of its own."""
+        if self.summaries_in_step and self._loss_tag is not None:
+            tf.summary.scalar(self._loss_tag, loss)
 
     def _summaries(self, record):
         if not self.summaries_in_step:
@@ -410,6 +431,14 @@ class TrainPrograms:
 def loss_after_train_op(spec: EstimatorSpec):
     with tf.control_dependencies([spec.train_op]):
         return tf.identity(spec.loss)
+
+
+def _loss_after(loss, train_op):
+    """A sliced step's loss, fetched with ``train_op``: kept as a fetch, and read
+    after the update."""
+    kept_like_a_fetch(loss)
+    with tf.control_dependencies([train_op]):
+        return tf.identity(loss)
 
 
 def fetch_by_name(names, *, after) -> dict:

@@ -28,6 +28,7 @@ from runtime.tf1 import (
     seeds,
     session_setup,
     step_reads,
+    step_summaries,
     unfetched_updates,
 )
 from runtime.tf1.own_saver import OwnSaver
@@ -141,6 +142,9 @@ class Blueprint:
     # TRAIN: the loss and train_op, from the features and labels, when they read
     # and update variables alone and read none after an update
     train_step: graph_slice.GraphSlice | None = None
+    # TRAIN: that step with model_fn's v1 summaries, when they are pure
+    # computation on its tensors (step_summaries.py)
+    summarized_step: step_summaries.StepSummaries | None = None
     # TRAIN: the discovery graph, the training graph as the Estimator built it
     # (its model_dir's graph.pbtxt and .meta files: saving/graph_files.py)
     graph: tf.Graph | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -296,8 +300,10 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 if mode == ModeKeys.PREDICT
                 else None
             )
-            train_step = (
-                _train_step_slice(spec, model_inputs, model_ops) if mode == ModeKeys.TRAIN else None
+            train_step, summarized_step = (
+                _train_step_slices(spec, model_inputs, model_ops)
+                if mode == ModeKeys.TRAIN
+                else (None, None)
             )
         records = _initial_values(graph, creations.created)
         own_saver = OwnSaver.of(spec.scaffold.saver, graph)
@@ -323,6 +329,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         metric_updates=metric_updates,
         predictions=predictions,
         train_step=train_step,
+        summarized_step=summarized_step,
         graph=graph if mode == ModeKeys.TRAIN else None,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
@@ -335,7 +342,19 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
     )
 
 
-def _train_step_slice(spec, model_inputs, model_ops) -> graph_slice.GraphSlice | None:
+def _train_step_slices(spec, model_inputs, model_ops) -> tuple:
+    """The training step's slice and, when model_fn has v1 summaries, the
+    step's slices writing them (step_summaries.py); None where there is none."""
+    random = random_streams.occurrences(model_ops)
+    step = _train_step_slice(spec, model_inputs, model_ops, random)
+    summaries = spec.loss.graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
+    if step is None or not summaries:
+        return step, None
+    outputs = (spec.loss, spec.train_op)
+    return step, step_summaries.sliced(summaries, outputs, model_inputs, step=step, random=random)
+
+
+def _train_step_slice(spec, model_inputs, model_ops, random) -> graph_slice.GraphSlice | None:
     """The slice of the step's ``loss`` and ``train_op`` (its random ops drawing from
     the call's streams), unless one of its ops reads a variable after one of its
     ops that may write it: a function would order that read after the update, a
@@ -345,7 +364,7 @@ def _train_step_slice(spec, model_inputs, model_ops) -> graph_slice.GraphSlice |
         (spec.loss, spec.train_op),
         model_inputs,
         writes=True,
-        random=random_streams.occurrences(model_ops),
+        random=random,
     )
     if step is None:
         return None

@@ -28,7 +28,7 @@ import tensorflow as tf
 from runtime.tf1.unfetched_updates import variables_taken
 
 # Ops that take a variable's handle and only read it (or its metadata).
-_READ_ONLY_OPS = frozenset(
+READ_ONLY_OPS = frozenset(
     {"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VariableShape",
      "VarIsInitializedOp", "Identity"}
 )  # fmt: skip
@@ -43,7 +43,7 @@ def read_after_written(model_ops: Iterable[tf.Operation]) -> frozenset:
     for op in model_ops:
         if op.type == "ReadVariableOp" and not op.control_inputs:
             read_after |= variables_taken(op) & touched
-        elif op.type not in _READ_ONLY_OPS:
+        elif op.type not in READ_ONLY_OPS:
             touched |= variables_taken(op)
     return frozenset(read_after)
 

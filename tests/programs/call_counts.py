@@ -8,9 +8,10 @@ counter bumped), so a second call would show. Prints, as JSON, each call's
 counts. Run under both interpreters (tests/runtime/test_runtime_call_counts.py).
 
 With ``tf1``, as a TF 1 program runs: ``disable_v2_behavior`` first, so that
-model_fn makes reference variables.
+model_fn makes reference variables. With ``summaries``, model_fn writes v1
+summaries of its own, as most do (the Estimator's summary hook fetched them).
 
-Usage: python call_counts.py legacy|runtime MODEL_DIR [tf1]
+Usage: python call_counts.py legacy|runtime MODEL_DIR [tf1] [summaries]
 """
 
 import collections
@@ -31,6 +32,7 @@ else:
 X = np.random.RandomState(2).normal(size=(24, 3)).astype(np.float32)
 Y = (X.sum(axis=1) > 0).astype(np.int32)
 COUNTS = collections.Counter()
+SUMMARIES = "summaries" in sys.argv[3:]
 
 
 def model_fn(features, labels, mode):
@@ -41,6 +43,9 @@ def model_fn(features, labels, mode):
     # what the step reads afterwards, but the step never runs them.
     scaffold = tf.compat.v1.train.Scaffold(saver=tf.compat.v1.train.Saver(max_to_keep=3))
     logits = tf.matmul(features["x"], weights) + bias
+    if SUMMARIES:
+        tf.compat.v1.summary.scalar("mean_logit", tf.reduce_mean(logits))
+        tf.compat.v1.summary.histogram("logits", logits)
     if mode == estimator.ModeKeys.PREDICT:
         return estimator.EstimatorSpec(
             mode,

@@ -4,10 +4,11 @@ counts (the program runs on both sides): input_fn, the generator of its
 again or not, in train_and_evaluate too; model_fn and the serving receiver once
 per export (issue 37).
 
-Checked for a TF 2 program and for a TF 1 one (``disable_v2_behavior``: model_fn
-makes reference variables). model_fn is still called a second time, to trace it,
-in a training call with hooks or v1 summaries of its own, or on replicas (issue
-37; docs/estimator_contract.md §1.1).
+Checked for a TF 2 program, for a TF 1 one (``disable_v2_behavior``: model_fn
+makes reference variables) and for one whose model_fn writes v1 summaries.
+model_fn is still called a second time, to trace it, in a training call with
+hooks, with summaries that update or read what the step writes, or on replicas
+(issue 37; docs/estimator_contract.md §1.1).
 """
 
 import pytest
@@ -26,11 +27,14 @@ CALLS = (
 )
 
 
-@pytest.mark.parametrize("program_args", [(), ("tf1",)], ids=["tf2", "tf1"])
+@pytest.mark.parametrize(
+    "program_args", [(), ("tf1",), ("summaries",)], ids=["tf2", "tf1", "summaries"]
+)
 def test_input_fn_and_model_fn_are_called_as_often_as_the_estimator_called_them(
     tmp_path, program_args
 ):
-    """``tf1``: a TF 1 program (``disable_v2_behavior``: reference variables)."""
+    """``tf1``: a TF 1 program (``disable_v2_behavior``: reference variables);
+    ``summaries``: model_fn writes v1 summaries."""
     reference, runtime = side_by_side_records(PROGRAM, tmp_path, program_args)
     assert tuple(reference) == tuple(runtime) == CALLS
     assert runtime == reference
