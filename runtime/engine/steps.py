@@ -321,15 +321,18 @@ class TrainPrograms:
         if not self.summaries_in_step:
             loss, train_op = self._sliced_step.compute(store, inputs, streams)
             return _loss_after(loss, train_op)
-        # the step value is read before the step's updates, as the trace reads it
+        summarized = self._summarized_step
+        # the step value, and the variables the summaries read, are read before
+        # the step's updates, as the trace reads them
         with self._summaries(record_summaries):
-            loss, train_op, read = self._summarized_step.step.compute(store, inputs, streams)
+            before = _read_when(record_summaries, [store[name] for name in summarized.read_before])
+            loss, train_op, read = summarized.step.compute(store, inputs, streams)
             loss = _loss_after(loss, train_op)
 
             def write():
                 # the step's tensors, taken into the branch (an import does not capture)
-                taken = [tf.identity(tensor) for tensor in (*inputs, *read)]
-                protos = self._summarized_step.summaries.compute(store, taken)
+                taken = [tf.identity(tensor) for tensor in (*inputs, *read, *before)]
+                protos = summarized.summaries.compute(store, taken)
                 tf.summary.experimental.write_raw_pb(tf.stack(protos))
                 with root_name_scope():  # the branch's own scope aside
                     self._write_loss_summary(loss)
@@ -439,6 +442,25 @@ def _loss_after(loss, train_op):
     kept_like_a_fetch(loss)
     with tf.control_dependencies([train_op]):
         return tf.identity(loss)
+
+
+def _read_when(condition, variables: list) -> list:
+    """The values of ``variables`` when ``condition`` holds (else scalars, never
+    used): a value kept past the step's update of its variable makes that update
+    copy the variable, which only summary steps pay."""
+    if not variables:
+        return []
+    by_name = {id(variable): variable for variable in variables}
+    distinct = list(by_name.values())
+
+    def read():
+        return [variable.read_value() for variable in distinct]
+
+    def skip():
+        return [tf.zeros([], variable.dtype) for variable in distinct]
+
+    values = dict(zip(by_name, tf.cond(condition, read, skip), strict=True))
+    return [values[id(variable)] for variable in variables]
 
 
 def fetch_by_name(names, *, after) -> dict:

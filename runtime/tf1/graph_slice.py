@@ -201,7 +201,7 @@ def required_slice(
             random_ops.append((op.name, random[op.name]))
         node = view.node_def(op)
         node.input[:] = [name for name in node.input if name not in on_variables]
-        graph_def.node.extend(ref_variables.resource_nodes(op, node, view.inputs(op)))
+        graph_def.node.extend(ref_variables.resource_nodes(op, node, view.inputs(op), given))
     return GraphSlice(
         graph_def=graph_def.SerializeToString(),
         variables=tuple(variables),

@@ -55,16 +55,19 @@ def replayable_update(op: tf.Operation, inputs: Sequence[tf.Tensor]) -> bool:
 
 
 def resource_nodes(
-    op: tf.Operation, node: node_def_pb2.NodeDef, inputs: Sequence[tf.Tensor]
+    op: tf.Operation, node: node_def_pb2.NodeDef, inputs: Sequence[tf.Tensor], given=frozenset()
 ) -> list[node_def_pb2.NodeDef]:
     """The slice's nodes for ``op`` (``node`` as the slice holds it, ``inputs`` its
-    input tensors): ``[node]`` when it takes no reference variable. A read comes
-    just before its op in the slice, which a function runs in that order against
-    the updates of the same variable."""
+    input tensors, ``given`` the refs of those the slice is given as they are):
+    ``[node]`` when it takes no reference variable. A read comes just before its
+    op in the slice, which a function runs in that order against the updates of
+    the same variable."""
     refs = set(_ref_positions(op)) if takes_refs(op) else set()
     control_inputs = [name for name in node.input if name.startswith("^")]
     nodes = []
     for index, variable in _values_read(inputs, refs):
+        if inputs[index].ref() in given:
+            continue
         read = _read(f"{op.name}/dereference_{index}", variable.outputs[0], control_inputs)
         nodes.append(read)
         node.input[index] = read.name

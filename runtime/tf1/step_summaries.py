@@ -9,13 +9,13 @@ summary steps a second slice, of the ops only the summaries need, turns those
 into the protos, which the step writes raw. The events are then the ones the
 Estimator wrote (``simple_value`` scalars, ``histo`` histograms, the same tags).
 
-There is no such pair, and the step is traced as before, when the summaries'
-own ops do more than pure computation on the step's tensors and its inputs:
-when they update a variable (a metric's update op, run on summary steps), draw
-random numbers, or read a variable the step writes (a loss scale, the global
-step, a histogram of the weights): TF 1's Session raced such a read with the
-update, and the traced step reproduces the order it usually took
-(step_reads.py).
+A summary of a variable (a histogram of the weights, the global step) reads it
+as it was before the step: nothing ordered that read after the step's update,
+and TF 1's Session ran such a read first, as the traced step reads it
+(step_reads.py). There is no such pair, and the step is traced as before, when
+the summaries' own ops do more than pure computation on those values: when they
+update a variable (a metric's update op, run on summary steps), draw random
+numbers, or read a variable the step writes after waiting for something.
 """
 
 from __future__ import annotations
@@ -25,18 +25,20 @@ from collections.abc import Sequence
 
 import tensorflow as tf
 
-from runtime.tf1 import graph_slice, unfetched_updates
+from runtime.tf1 import graph_slice, ref_variables, unfetched_updates
 from runtime.tf1.step_reads import READ_ONLY_OPS
 
 
 @dataclasses.dataclass(frozen=True)
 class StepSummaries:
-    """A training step whose slice outputs ``(loss, train_op, [tensors])`` and
-    the slice turning the model's inputs and those tensors into the summaries'
+    """A training step whose slice outputs ``(loss, train_op, [tensors])``, and
+    the slice turning the model's inputs, those tensors and the values of the
+    variables ``read_before`` (read before the step) into the summaries'
     serialized protos."""
 
     step: graph_slice.GraphSlice
     summaries: graph_slice.GraphSlice
+    read_before: tuple[str, ...]
 
 
 def sliced(
@@ -50,8 +52,10 @@ def sliced(
     """The slices writing ``summaries`` (the graph's SUMMARIES collection) beside
     the sliced ``step`` of ``step_outputs`` (``(loss, train_op)``), or None."""
     in_step = step.node_names()
-    read = _step_tensors_read(summaries, in_step)
-    protos = graph_slice.slice_of(list(summaries), [*model_inputs, *read])
+    from_step, variable_values = _inputs_of(summaries, in_step)
+    protos = graph_slice.slice_of(
+        list(summaries), [*model_inputs, *from_step, *(value for value, _ in variable_values)]
+    )
     if protos is None:
         return None
     step_ops = [op for op in summaries[0].graph.get_operations() if op.name in in_step]
@@ -60,16 +64,20 @@ def sliced(
     if any(variable in written for _, variable in protos.variables):
         return None
     with_read = graph_slice.slice_of(
-        (*step_outputs, read), model_inputs, writes=True, random=random
+        (*step_outputs, from_step), model_inputs, writes=True, random=random
     )
-    return StepSummaries(step=with_read, summaries=protos) if with_read is not None else None
+    if with_read is None:
+        return None
+    read_before = tuple(name for _, name in variable_values)
+    return StepSummaries(step=with_read, summaries=protos, read_before=read_before)
 
 
-def _step_tensors_read(summaries: Sequence[tf.Tensor], in_step: frozenset) -> list[tf.Tensor]:
-    """The tensors of the step's ops (``in_step``: their names) that the
-    summaries' other ops take, in the order they are first met; a variable's
-    value (its ref, handle or an identity of one) is left to the summaries."""
-    found: dict = {}
+def _inputs_of(summaries: Sequence[tf.Tensor], in_step: frozenset) -> tuple[list, list]:
+    """What the summaries' own ops take from elsewhere: the tensors of the step's
+    ops (``in_step``: their names), and ``(value, variable name)`` for the plain
+    reads of a variable, in the order they are first met."""
+    from_step: dict = {}
+    variable_values: list = []
     seen: set = set()
     pending = list(reversed(summaries))
     while pending:
@@ -77,18 +85,30 @@ def _step_tensors_read(summaries: Sequence[tf.Tensor], in_step: frozenset) -> li
         if tensor.ref() in seen:
             continue
         seen.add(tensor.ref())
-        if tensor.op.name in in_step and not _variable_value(tensor):
-            found.setdefault(tensor.ref(), tensor)
-            continue
-        pending.extend(reversed(tensor.op.inputs))
-    return list(found.values())
+        variable = _variable_read(tensor)
+        if variable is not None:
+            variable_values.append((tensor, variable))
+        elif tensor.op.name in in_step and not _is_handle(tensor):
+            from_step.setdefault(tensor.ref(), tensor)
+        else:
+            pending.extend(reversed(tensor.op.inputs))
+    return list(from_step.values()), variable_values
 
 
-def _variable_value(tensor: tf.Tensor) -> bool:
-    if tensor.dtype == tf.resource or tensor.dtype._is_ref_dtype:
-        return True
+def _variable_read(tensor: tf.Tensor) -> str | None:
+    """The variable ``tensor`` is the plain value of (a ``ReadVariableOp`` waiting
+    for nothing, a reference variable or an identity of one), if it is."""
+    if tensor.dtype == tf.resource:
+        return None
+    if tensor.op.type == "ReadVariableOp":
+        if tensor.op.control_inputs:
+            return None
+        tensor = tensor.op.inputs[0]
     while tensor.op.type == "Identity":
         tensor = tensor.op.inputs[0]
-        if tensor.dtype == tf.resource or tensor.dtype._is_ref_dtype:
-            return True
-    return False
+    is_variable = tensor.op.type == "VarHandleOp" or ref_variables.is_variable(tensor.op)
+    return tensor.op.name if is_variable else None
+
+
+def _is_handle(tensor: tf.Tensor) -> bool:
+    return tensor.dtype == tf.resource or tensor.dtype._is_ref_dtype

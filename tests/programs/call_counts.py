@@ -46,6 +46,7 @@ def model_fn(features, labels, mode):
     if SUMMARIES:
         tf.compat.v1.summary.scalar("mean_logit", tf.reduce_mean(logits))
         tf.compat.v1.summary.histogram("logits", logits)
+        tf.compat.v1.summary.histogram("weight_histogram", weights)
     if mode == estimator.ModeKeys.PREDICT:
         return estimator.EstimatorSpec(
             mode,
