@@ -34,8 +34,9 @@ PYTHONS = {
     "handwritten_tf1_ops": sys.executable,
 }
 # tiny: logistic regression + SGD (per-step overhead dominates: where in-graph
-# loops matter most); small: 2-layer MLP + Adam; heavy: a 3-conv CNN.
-STEPS = {"tiny": 20000, "small": 20000, "heavy": 60}
+# loops matter most); small: 2-layer MLP + Adam; summaries: small with v1
+# summaries of its own; heavy: a 3-conv CNN.
+STEPS = {"tiny": 20000, "small": 20000, "summaries": 20000, "heavy": 60}
 
 
 # (scenario, steps, what is measured, whether more is better); "process" is the

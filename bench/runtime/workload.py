@@ -65,6 +65,25 @@ def small_model_fn(features, labels, mode):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
+def summaries_model_fn(features, labels, mode):
+    """small with the v1 summaries model_fns wrote (written every 100 steps): a
+    decaying learning rate, an accuracy, histograms of activations and weights."""
+    hidden = tf.compat.v1.layers.dense(features, 32, activation=tf.nn.relu, name="hidden")
+    logits = tf.compat.v1.layers.dense(hidden, 2)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    global_step = tf.compat.v1.train.get_global_step()
+    learning_rate = tf.compat.v1.train.exponential_decay(1e-3, global_step, 1000, 0.9)
+    optimizer = tf.compat.v1.train.AdamOptimizer(learning_rate)
+    train_op = optimizer.minimize(loss, global_step=global_step)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1, tf.int32), labels), tf.float32))
+    tf.compat.v1.summary.scalar("learning_rate", learning_rate)
+    tf.compat.v1.summary.scalar("accuracy", accuracy)
+    tf.compat.v1.summary.histogram("hidden", hidden)
+    for variable in tf.compat.v1.trainable_variables():
+        tf.compat.v1.summary.histogram(variable.op.name, variable)
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
 def heavy_model_fn(features, labels, mode):
     net = features
     for filters in (64, 128, 128):
@@ -176,6 +195,7 @@ def main():
     model_fn, input_fn = {
         "tiny": (tiny_model_fn, small_input_fn),
         "small": (small_model_fn, small_input_fn),
+        "summaries": (summaries_model_fn, small_input_fn),
         "heavy": (heavy_model_fn, heavy_input_fn),
         "mlp_bn": (mlp_bn_model_fn, small_input_fn),
     }[MODEL]

@@ -124,7 +124,8 @@ class Blueprint:
     unfetched_writes: frozenset = frozenset()
     summary_step_writes: frozenset = frozenset()
     writes_feeding: dict = dataclasses.field(default_factory=dict)
-    # Variables read after an op that may write them (step_reads.py)
+    # Variables read after an op that may write them, without waiting for it
+    # (step_reads.py; a TF 1 graph's reference variables: ref_variables.py)
     read_after_written: frozenset = frozenset()
     tables: tuple[TableRecord, ...] = ()  # checkpointed hash tables, in creation order
     # The seeds each replica's model_fn drew in a legacy MirroredStrategy graph
@@ -289,7 +290,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             )
             # Only a training step reads variables its own updates wrote.
             read_after_written = (
-                step_reads.read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
+                _read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
             )
             model_inputs = graph_slice.model_inputs(input_graph.features, input_graph.labels)
             metric_values, metric_updates = _metric_slices(
@@ -370,9 +371,16 @@ def _train_step_slice(spec, model_inputs, model_ops, random) -> graph_slice.Grap
         return None
     in_step = step.node_names()
     step_ops = [op for op in model_ops if op.name in in_step]
-    if step_reads.read_after_written(step_ops) or ref_variables.read_after_written(step_ops):
+    if _read_after_written(step_ops):
         return None
     return step
+
+
+def _read_after_written(ops) -> frozenset:
+    """The variables ``ops`` read after one of them may write them, without
+    waiting for it: resource variables' reads (step_reads.py) and reference
+    variables' (ref_variables.py)."""
+    return step_reads.read_after_written(ops) | ref_variables.read_after_written(ops)
 
 
 def _fetched(graph: tf.Graph, spec, mode: str, loss_mean) -> tuple:

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from fixtures.equivalence.recording import scalar_summaries
-from runtime import estimator
+from helpers.harness import REPO, program_record
+from helpers.sides import RUNTIME
 from runtime.tf1 import graph_slice, step_summaries
 
 X = np.random.RandomState(6).normal(size=(8, 3)).astype(np.float32)
@@ -117,49 +117,27 @@ def test_summaries_that_do_more_than_compute_on_the_step_have_no_slice(add_summa
     assert step_summaries.sliced(summaries, outputs, inputs, step=step) is None
 
 
-def _estimator_model_fn(calls):
-    def model_fn(features, labels, mode):
-        calls.append(mode)
-        kernel = tf.compat.v1.get_variable(
-            "kernel", [3, 1], initializer=tf.compat.v1.truncated_normal_initializer(seed=3)
-        )
-        predictions = tf.matmul(features, kernel)
-        loss = tf.compat.v1.losses.mean_squared_error(labels, predictions)
-        train_op = tf.compat.v1.train.AdagradOptimizer(0.5).minimize(
-            loss, global_step=tf.compat.v1.train.get_global_step()
-        )
-        tf.compat.v1.summary.scalar("rmse", tf.sqrt(loss))
-        tf.compat.v1.summary.scalar("kernel_sum", tf.reduce_sum(kernel))
-        tf.compat.v1.summary.scalar("step", tf.compat.v1.train.get_global_step())
-        tf.compat.v1.summary.histogram("predictions", predictions)
-        return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-    return model_fn
+PROGRAM = REPO / "tests" / "programs" / "summary_paths.py"
 
 
-class _Watching(tf.compat.v1.train.SessionRunHook):
-    """A hook: begins in model_fn's graph, so the steps trace model_fn."""
-
-
-def test_a_sliced_step_writes_the_summaries_the_traced_step_writes(tmp_path):
+@pytest.mark.parametrize("program_args", [(), ("tf1",)], ids=["tf2", "tf1"])
+def test_a_sliced_step_writes_what_the_traced_step_writes_read_before_the_step(
+    tmp_path, program_args
+):
     """Without hooks the step runs the discovery graph's ops (model_fn called once
-    per call); with one it traces model_fn again. Both write the same values at
-    the same steps: the variables as they were before each step."""
-
-    def input_fn():
-        return tf.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(4)
-
-    written = {}
-    for hooks in ([], [_Watching()]):
-        calls = []
-        model_dir = tmp_path / f"hooks{len(hooks)}"
-        config = estimator.RunConfig(tf_random_seed=2, save_summary_steps=1)
-        est = estimator.Estimator(_estimator_model_fn(calls), str(model_dir), config=config)
-        est.train(input_fn, steps=6, hooks=hooks)
-        assert len(calls) == 1 + len(hooks)
-        written[len(hooks)] = scalar_summaries(model_dir)
-    sliced, traced = written[0], written[1]
-    assert set(sliced) == {"loss", "rmse", "kernel_sum", "step"}
-    assert [step for step, _ in sliced["step"]] == [1, 2, 3, 4, 5, 6]
-    assert [value for _, value in sliced["step"]] == [0, 1, 2, 3, 4, 5]
-    assert sliced == traced
+    per call); with one, model_fn is traced again. Both write the same values at
+    the same steps, each summary of a variable its value before the step, as TF 1's
+    Session read it: the global step before its increment, the kernel's sum that
+    of the checkpoint of the step before. ``tf1``: reference variables, whose
+    traced reads after the update read the value from before it too."""
+    record = program_record(RUNTIME, PROGRAM, tmp_path, program_args)
+    sliced, traced = record["sliced"], record["traced"]
+    assert (sliced["model_fn_calls"], traced["model_fn_calls"]) == (1, 2)
+    summaries = sliced["summaries"]
+    assert set(summaries) == {"loss", "rmse", "kernel_sum", "step"}
+    assert summaries["step"] == [[step, step - 1] for step in range(1, 7)]
+    checkpoints = sliced["kernel_sums"]
+    assert len(checkpoints) == 7  # steps 0 to 6
+    assert summaries["kernel_sum"] == [[step, checkpoints[step - 1]] for step in range(1, 7)]
+    assert traced["summaries"] == summaries
+    assert traced["kernel_sums"] == checkpoints
