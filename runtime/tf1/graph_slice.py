@@ -148,10 +148,13 @@ def slice_of(
     writes: bool = False,
     random: Mapping[str, int] | None = None,
     view: GraphView | None = None,
+    ran_before: frozenset[str] = frozenset(),
 ) -> GraphSlice | None:
     """:func:`required_slice`, or None where there is none."""
     try:
-        return required_slice(structure, inputs, writes=writes, random=random, view=view)
+        return required_slice(
+            structure, inputs, writes=writes, random=random, view=view, ran_before=ran_before
+        )
     except Unsliceable:
         return None
 
@@ -163,6 +166,7 @@ def required_slice(
     writes: bool = False,
     random: Mapping[str, int] | None = None,
     view: GraphView | None = None,
+    ran_before: frozenset[str] = frozenset(),
 ) -> GraphSlice:
     """The slice computing ``structure`` (a nest of one graph's tensors, or with
     ``writes`` operations too) from ``inputs`` (tensors of that graph). Raises
@@ -170,7 +174,8 @@ def required_slice(
     between them do more than read variables (with ``writes``: and assign to
     them; with ``random``, ``{op name: occurrence}`` of the graph's Philox ops:
     and draw from their streams). ``view``: how to read the graph (default: as
-    TF 1 built it)."""
+    TF 1 built it). ``ran_before``: names of ops that have run before the slice
+    runs; a control dependency on one of them is met already, and left out."""
     view = view or GraphView()
     leaves = tf.nest.flatten(structure)
     kinds = (tf.Tensor, tf.Operation) if writes else tf.Tensor
@@ -180,14 +185,17 @@ def required_slice(
         raise Unsliceable(None)
     given = {tensor.ref() for tensor in inputs}
     computed = [_op_of(leaf) for leaf in leaves if not _is_given(leaf, given)]
-    needed = _ops_computing(computed, given, writes=writes, random=random or {}, view=view)
+    needed = _ops_computing(
+        computed, given, writes=writes, random=random or {}, view=view, ran_before=ran_before
+    )
     graph = leaves[0].graph
     graph_def = graph_pb2.GraphDef()
     graph_def.versions.CopyFrom(graph.graph_def_versions)
     variables = []
     # A control dependency on a variable's op (tf.control_dependencies([v])) is
-    # left out: the store's variable exists before any step.
-    on_variables = set()
+    # left out: the store's variable exists before any step; so is one on an op
+    # that ran before.
+    left_out = {f"^{name}" for name in ran_before}
     random_ops = []
     for op in graph.get_operations():  # creation order: inputs come first
         if op not in needed:
@@ -195,12 +203,12 @@ def required_slice(
         variable = view.variable(op)
         if variable is not None:  # stands for the store's variable of that name
             variables.append((f"{op.name}:0", variable))
-            on_variables.add(f"^{op.name}")
+            left_out.add(f"^{op.name}")
             continue
         if op.name in (random or {}):
             random_ops.append((op.name, random[op.name]))
         node = view.node_def(op)
-        node.input[:] = [name for name in node.input if name not in on_variables]
+        node.input[:] = [name for name in node.input if name not in left_out]
         graph_def.node.extend(ref_variables.resource_nodes(op, node, view.inputs(op), given))
     return GraphSlice(
         graph_def=graph_def.SerializeToString(),
@@ -222,7 +230,9 @@ def _op_of(leaf) -> tf.Operation:
     return leaf.op if isinstance(leaf, tf.Tensor) else leaf
 
 
-def _ops_computing(outputs, given, *, writes: bool, random: Mapping, view: GraphView) -> set:
+def _ops_computing(
+    outputs, given, *, writes: bool, random: Mapping, view: GraphView, ran_before: frozenset
+) -> set:
     """The ops running ``outputs`` (ops) runs (through inputs and control inputs,
     up to the tensors ``given``); :class:`Unsliceable` when one of them reads
     anything else, runs a function, or has state other than variable reads (and
@@ -239,7 +249,7 @@ def _ops_computing(outputs, given, *, writes: bool, random: Mapping, view: Graph
         if not (_replayable(op, view.inputs(op), writes=writes) or op.name in random):
             raise Unsliceable(op)
         pending.extend(tensor.op for tensor in view.inputs(op) if tensor.ref() not in given)
-        pending.extend(view.control_inputs(op))
+        pending.extend(c for c in view.control_inputs(op) if c.name not in ran_before)
     return needed
 
 

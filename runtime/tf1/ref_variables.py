@@ -51,7 +51,7 @@ def replayable_update(op: tf.Operation, inputs: Sequence[tf.Tensor]) -> bool:
     refs are all variables (not a ref passed on by another op)."""
     if _resource_type(op) is None:
         return False
-    return all(is_variable(inputs[index].op) for index in _ref_positions(op))
+    return all(is_variable(inputs[index].op) for index in ref_positions(op))
 
 
 def resource_nodes(
@@ -62,7 +62,7 @@ def resource_nodes(
     ``[node]`` when it takes no reference variable. A read comes just before its
     op in the slice, which a function runs in that order against the updates of
     the same variable."""
-    refs = set(_ref_positions(op)) if takes_refs(op) else set()
+    refs = set(ref_positions(op)) if takes_refs(op) else set()
     control_inputs = [name for name in node.input if name.startswith("^")]
     nodes = []
     for index, variable in _values_read(inputs, refs):
@@ -87,7 +87,7 @@ def read_after_written(ops: Iterable[tf.Operation]) -> frozenset[str]:
     writers: dict[str, list[tf.Operation]] = {}
     read_after: set[str] = set()
     for op in ops:
-        refs = set(_ref_positions(op)) if takes_refs(op) else set()
+        refs = set(ref_positions(op)) if takes_refs(op) else set()
         earlier = {
             variable.name: writers[variable.name]
             for _, variable in _values_read(op.inputs, refs)
@@ -124,7 +124,7 @@ def _resource_type(op: tf.Operation) -> str | None:
     return name if name and op_def_registry.get(name) is not None else None
 
 
-def _ref_positions(op: tf.Operation) -> list[int]:
+def ref_positions(op: tf.Operation) -> list[int]:
     """The input positions where ``op`` takes a ref (its arguments are single
     tensors: updates take no lists)."""
     return [index for index, arg in enumerate(op.op_def.input_arg) if arg.is_ref]

@@ -1,8 +1,9 @@
 """model_fn's v1 summaries written from a sliced training step.
 
-Under the Estimator, model_fn's ``tf.compat.v1.summary`` ops were pure ops whose
-outputs, serialized ``Summary`` protos, the SummarySaverHook fetched with the
-step on summary steps only, and wrote as they were. A sliced training step
+Under the Estimator, model_fn's ``tf.compat.v1.summary`` ops made serialized
+``Summary`` protos, which the SummarySaverHook fetched with the step on summary
+steps only (running what they needed: a metric's update op summarized ran on
+those steps alone), and wrote as they were. A sliced training step
 (graph_slice.py) can do the same with the discovery graph's own summary ops:
 the step's slice also returns the step's tensors the summaries read, and on
 summary steps a second slice, of the ops only the summaries need, turns those
@@ -13,9 +14,9 @@ A summary of a variable (a histogram of the weights, the global step) reads it
 as it was before the step: nothing ordered that read after the step's update,
 and TF 1's Session ran such a read first, as the traced step reads it
 (step_reads.py). There is no such pair, and the step is traced as before, when
-the summaries' own ops do more than pure computation on those values: when they
-update a variable (a metric's update op, run on summary steps), draw random
-numbers, or read a variable the step writes after waiting for something.
+the summaries' own ops draw random numbers, read a variable the step writes
+after waiting for something, or write a variable the step reads or writes, or
+one they also read before the step.
 """
 
 from __future__ import annotations
@@ -54,45 +55,65 @@ def sliced(
     in_step = step.node_names()
     from_step, variable_values = _inputs_of(summaries, in_step)
     protos = graph_slice.slice_of(
-        list(summaries), [*model_inputs, *from_step, *(value for value, _ in variable_values)]
+        list(summaries),
+        [*model_inputs, *from_step, *(value for value, _ in variable_values)],
+        writes=True,
+        ran_before=in_step,  # the step's ops have run when its summaries do
     )
     if protos is None:
         return None
-    step_ops = [op for op in summaries[0].graph.get_operations() if op.name in in_step]
-    written = {name for op in step_ops if op.type not in READ_ONLY_OPS
-               for name in unfetched_updates.variables_taken(op)}  # fmt: skip
-    if any(variable in written for _, variable in protos.variables):
+    graph = summaries[0].graph
+    written_by_step = _written(graph, in_step)
+    written_by_summaries = _written(graph, protos.node_names())
+    touched_by_step = {name for _, name in step.variables}
+    read_before = tuple(name for _, name in variable_values)
+    if any(
+        variable in written_by_step for _, variable in protos.variables
+    ) or written_by_summaries & (touched_by_step | set(read_before)):
         return None
     with_read = graph_slice.slice_of(
         (*step_outputs, from_step), model_inputs, writes=True, random=random
     )
     if with_read is None:
         return None
-    read_before = tuple(name for _, name in variable_values)
     return StepSummaries(step=with_read, summaries=protos, read_before=read_before)
 
 
+def _written(graph: tf.Graph, op_names: frozenset) -> set[str]:
+    """The variables that the ops named ``op_names`` may write."""
+    return {name for op in graph.get_operations() if op.name in op_names
+            and op.type not in READ_ONLY_OPS
+            for name in unfetched_updates.variables_taken(op)}  # fmt: skip
+
+
 def _inputs_of(summaries: Sequence[tf.Tensor], in_step: frozenset) -> tuple[list, list]:
-    """What the summaries' own ops take from elsewhere: the tensors of the step's
-    ops (``in_step``: their names), and ``(value, variable name)`` for the plain
-    reads of a variable, in the order they are first met."""
+    """What the summaries' own ops take from elsewhere, through inputs and
+    control inputs: the tensors of the step's ops (``in_step``: their names), and
+    ``(value, variable name)`` for the plain reads of a variable, in the order
+    they are first met."""
     from_step: dict = {}
-    variable_values: list = []
+    variable_values: dict = {}
     seen: set = set()
-    pending = list(reversed(summaries))
+    for summary in summaries:  # a summary the step itself runs
+        if summary.op.name in in_step:
+            from_step.setdefault(summary.ref(), summary)
+    pending = [summary.op for summary in reversed(summaries)]
     while pending:
-        tensor = pending.pop()
-        if tensor.ref() in seen:
+        op = pending.pop()
+        if op in seen or op.name in in_step:
             continue
-        seen.add(tensor.ref())
-        variable = _variable_read(tensor)
-        if variable is not None:
-            variable_values.append((tensor, variable))
-        elif tensor.op.name in in_step and not _is_handle(tensor):
-            from_step.setdefault(tensor.ref(), tensor)
-        else:
-            pending.extend(reversed(tensor.op.inputs))
-    return list(from_step.values()), variable_values
+        seen.add(op)
+        updated = ref_variables.ref_positions(op) if ref_variables.takes_refs(op) else ()
+        for index, tensor in reversed(list(enumerate(op.inputs))):
+            variable = None if index in updated else _variable_read(tensor)
+            if variable is not None:
+                variable_values.setdefault(tensor.ref(), (tensor, variable))
+            elif tensor.op.name in in_step and not _is_handle(tensor):
+                from_step.setdefault(tensor.ref(), tensor)
+            else:
+                pending.append(tensor.op)
+        pending.extend(op.control_inputs)
+    return list(from_step.values()), list(variable_values.values())
 
 
 def _variable_read(tensor: tf.Tensor) -> str | None:

@@ -1,5 +1,5 @@
-"""One model_fn with v1 summaries (of the loss, of the weights and of the global
-step) trained twice on the runtime: without hooks, its step runs the discovery
+"""One model_fn with v1 summaries (of the loss, of the weights, of the global step
+and of a streaming metric's update) trained twice on the runtime: without hooks, its step runs the discovery
 graph's own ops (runtime/tf1/step_summaries.py); with a hook, model_fn is traced
 again. Prints, as JSON, per run: how often model_fn was called, the scalar
 summaries written, and the kernel's sum in each checkpoint, computed as the
@@ -44,6 +44,8 @@ def model_fn_counting(calls: list):
         tf.compat.v1.summary.scalar("kernel_sum", tf.reduce_sum(kernel))
         tf.compat.v1.summary.scalar("step", global_step)
         tf.compat.v1.summary.histogram("kernel", kernel)
+        # a streaming metric's update, run when the summaries are
+        tf.compat.v1.summary.scalar("mean_loss", tf.compat.v1.metrics.mean(loss)[1])
         return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     return model_fn

@@ -7,8 +7,8 @@ per export (issue 37).
 Checked for a TF 2 program, for a TF 1 one (``disable_v2_behavior``: model_fn
 makes reference variables) and for one whose model_fn writes v1 summaries.
 model_fn is still called a second time, to trace it, in a training call with
-hooks, with summaries that update a variable or read one after the update, or on
-replicas (issue 37; docs/estimator_contract.md §1.1).
+hooks, with summaries that read a variable after the update or write one the step
+uses, or on replicas (issue 37; docs/estimator_contract.md §1.1).
 """
 
 import pytest

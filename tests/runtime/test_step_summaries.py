@@ -52,8 +52,16 @@ def _variables(inputs, weights, global_step, predictions, loss, train_op):
     tf.compat.v1.summary.scalar("step", global_step)
 
 
+def _metric_update(inputs, weights, global_step, predictions, loss, train_op):
+    """A streaming metric's update op summarized (DeepCTR's heads): its update
+    ran only when the summaries did."""
+    _, update = tf.compat.v1.metrics.mean(loss)
+    tf.compat.v1.summary.scalar("mean_loss", update)
+
+
 SLICED = {"pure": (_pure, ["predictions", "inputs/feature_norm", "rmse"]),
-          "variables": (_variables, ["weight_histogram", "weight_sum", "step"])}  # fmt: skip
+          "variables": (_variables, ["weight_histogram", "weight_sum", "step"]),
+          "metric update": (_metric_update, ["mean_loss"])}  # fmt: skip
 
 
 @pytest.mark.parametrize("use_resource", [True, False], ids=["resource", "reference"])
@@ -69,7 +77,7 @@ def test_the_sliced_step_writes_the_protos_a_session_computed_before_the_step(ca
     step = graph_slice.required_slice(outputs, inputs, writes=True)
     pair = step_summaries.sliced(summaries, outputs, inputs, step=step)
     assert pair is not None
-    variables = graph.get_collection("variables")
+    variables = graph.get_collection("variables") + graph.get_collection("local_variables")
     with tf.compat.v1.Session(graph=graph) as session:
         session.run(tf.compat.v1.variables_initializer(variables))
         initial = session.run({v.op.name: v for v in variables})
@@ -97,17 +105,27 @@ def test_the_sliced_step_writes_the_protos_a_session_computed_before_the_step(ca
     ]
 
 
-def _metric_update(inputs, weights, global_step, predictions, loss, train_op):
-    _, update = tf.compat.v1.metrics.mean(loss)
-    tf.compat.v1.summary.scalar("mean_loss", update)
-
-
 def _read_after_the_update(inputs, weights, global_step, predictions, loss, train_op):
     with tf.control_dependencies([train_op]):
         tf.compat.v1.summary.scalar("updated_sum", tf.reduce_sum(tf.identity(weights)))
 
 
-UNSLICED = {"updates a metric": _metric_update, "reads after the update": _read_after_the_update}
+def _write_of_a_step_variable(inputs, weights, global_step, predictions, loss, train_op):
+    bumped = tf.compat.v1.assign_add(weights, tf.zeros_like(weights))
+    tf.compat.v1.summary.scalar("bumped_sum", tf.reduce_sum(bumped))
+
+
+def _write_of_a_variable_read_before(inputs, weights, global_step, predictions, loss, train_op):
+    counter = tf.compat.v1.get_local_variable("counter", [], initializer=tf.zeros_initializer())
+    tf.compat.v1.summary.scalar("counted", counter)
+    tf.compat.v1.summary.scalar("counter_after", tf.compat.v1.assign_add(counter, 1.0))
+
+
+UNSLICED = {
+    "reads after the update": _read_after_the_update,
+    "writes what the step reads": _write_of_a_step_variable,
+    "writes what it read before the step": _write_of_a_variable_read_before,
+}
 
 
 @pytest.mark.parametrize("add_summaries", UNSLICED.values(), ids=UNSLICED.keys())
@@ -128,16 +146,22 @@ def test_a_sliced_step_writes_what_the_traced_step_writes_read_before_the_step(
     per call); with one, model_fn is traced again. Both write the same values at
     the same steps, each summary of a variable its value before the step, as TF 1's
     Session read it: the global step before its increment, the kernel's sum that
-    of the checkpoint of the step before. ``tf1``: reference variables, whose
+    of the checkpoint of the step before; a streaming metric summarized updates
+    on summary steps. ``tf1``: reference variables, whose
     traced reads after the update read the value from before it too."""
     record = program_record(RUNTIME, PROGRAM, tmp_path, program_args)
     sliced, traced = record["sliced"], record["traced"]
     assert (sliced["model_fn_calls"], traced["model_fn_calls"]) == (1, 2)
     summaries = sliced["summaries"]
-    assert set(summaries) == {"loss", "rmse", "kernel_sum", "step"}
+    assert set(summaries) == {"loss", "rmse", "kernel_sum", "step", "mean_loss"}
     assert summaries["step"] == [[step, step - 1] for step in range(1, 7)]
     checkpoints = sliced["kernel_sums"]
     assert len(checkpoints) == 7  # steps 0 to 6
     assert summaries["kernel_sum"] == [[step, checkpoints[step - 1]] for step in range(1, 7)]
+    # the metric updated on summary steps alone (here every step): a running mean
+    losses = np.float32([loss for _, loss in summaries["loss"]])
+    totals = np.cumsum(losses, dtype=np.float32)
+    means = totals / np.arange(1, 7, dtype=np.float32)
+    assert summaries["mean_loss"] == [[step, float(means[step - 1])] for step in range(1, 7)]
     assert traced["summaries"] == summaries
     assert traced["kernel_sums"] == checkpoints
