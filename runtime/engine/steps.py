@@ -314,19 +314,28 @@ class TrainPrograms:
 
     def _discovered_train_step(self, element, record_summaries):
         """The discovery graph's own ``train_op`` and ``loss``, from the inputs: no
-        model_fn call. With summaries in the step, on summary steps its summary
-        ops too, their protos written as the Estimator wrote them."""
+        model_fn call."""
+        if self.summaries_in_step:
+            return self._summarized_train_step(element, record_summaries)
         inputs = self.traced.model_inputs(element)
-        store, streams = self.traced.store, self.traced.random_streams
-        if not self.summaries_in_step:
-            loss, train_op = self._sliced_step.compute(store, inputs, streams)
-            return _loss_after(loss, train_op)
-        summarized = self._summarized_step
+        loss, train_op = self._sliced_step.compute(
+            self.traced.store, inputs, self.traced.random_streams
+        )
+        return _loss_after(loss, train_op)
+
+    def _summarized_train_step(self, element, record_summaries):
+        """That step with model_fn's v1 summaries: on summary steps, their ops
+        too, and their protos written as the Estimator wrote them
+        (step_summaries.py)."""
+        inputs = self.traced.model_inputs(element)
+        store, summarized = self.traced.store, self._summarized_step
         # the step value, and the variables the summaries read, are read before
         # the step's updates, as the trace reads them
         with self._summaries(record_summaries):
             before = _read_when(record_summaries, [store[name] for name in summarized.read_before])
-            loss, train_op, read = summarized.step.compute(store, inputs, streams)
+            loss, train_op, read = summarized.step.compute(
+                store, inputs, self.traced.random_streams
+            )
             loss = _loss_after(loss, train_op)
 
             def write():
@@ -450,8 +459,8 @@ def _read_when(condition, variables: list) -> list:
     copy the variable, which only summary steps pay."""
     if not variables:
         return []
-    by_name = {id(variable): variable for variable in variables}
-    distinct = list(by_name.values())
+    by_id = {id(variable): variable for variable in variables}
+    distinct = list(by_id.values())
 
     def read():
         return [variable.read_value() for variable in distinct]
@@ -459,7 +468,7 @@ def _read_when(condition, variables: list) -> list:
     def skip():
         return [tf.zeros([], variable.dtype) for variable in distinct]
 
-    values = dict(zip(by_name, tf.cond(condition, read, skip), strict=True))
+    values = dict(zip(by_id, tf.cond(condition, read, skip), strict=True))
     return [values[id(variable)] for variable in variables]
 
 

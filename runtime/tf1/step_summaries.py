@@ -60,16 +60,8 @@ def sliced(
         writes=True,
         ran_before=in_step,  # the step's ops have run when its summaries do
     )
-    if protos is None:
-        return None
-    graph = summaries[0].graph
-    written_by_step = _written(graph, in_step)
-    written_by_summaries = _written(graph, protos.node_names())
-    touched_by_step = {name for _, name in step.variables}
     read_before = tuple(name for _, name in variable_values)
-    if any(
-        variable in written_by_step for _, variable in protos.variables
-    ) or written_by_summaries & (touched_by_step | set(read_before)):
+    if protos is None or _interferes(summaries[0].graph, step, protos, read_before):
         return None
     with_read = graph_slice.slice_of(
         (*step_outputs, from_step), model_inputs, writes=True, random=random
@@ -77,6 +69,23 @@ def sliced(
     if with_read is None:
         return None
     return StepSummaries(step=with_read, summaries=protos, read_before=read_before)
+
+
+def _interferes(
+    graph: tf.Graph,
+    step: graph_slice.GraphSlice,
+    protos: graph_slice.GraphSlice,
+    read_before: tuple[str, ...],
+) -> bool:
+    """Whether the summaries' slice (``protos``) touches a variable the step
+    writes, or writes one the step uses or one they read before the step: run
+    after the step, it would then not see or leave what TF 1's run did."""
+    written_by_step = _written(graph, step.node_names())
+    written_by_summaries = _written(graph, protos.node_names())
+    used_by_step = {name for _, name in step.variables}
+    return any(variable in written_by_step for _, variable in protos.variables) or bool(
+        written_by_summaries & (used_by_step | set(read_before))
+    )
 
 
 def _written(graph: tf.Graph, op_names: frozenset) -> set[str]:
