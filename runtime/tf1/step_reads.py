@@ -28,7 +28,7 @@ import tensorflow as tf
 from runtime.tf1.unfetched_updates import variables_taken
 
 # Ops that take a variable's handle and only read it (or its metadata).
-READ_ONLY_OPS = frozenset(
+_READ_ONLY_OPS = frozenset(
     {"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VariableShape",
      "VarIsInitializedOp", "Identity"}
 )  # fmt: skip
@@ -43,9 +43,15 @@ def read_after_written(model_ops: Iterable[tf.Operation]) -> frozenset:
     for op in model_ops:
         if op.type == "ReadVariableOp" and not op.control_inputs:
             read_after |= variables_taken(op) & touched
-        elif op.type not in READ_ONLY_OPS:
-            touched |= variables_taken(op)
+        else:
+            touched |= variables_it_may_write(op)
     return frozenset(read_after)
+
+
+def variables_it_may_write(op: tf.Operation) -> set[str]:
+    """Names of the variables whose handle (or ref) ``op`` takes other than to read
+    it: an update, a ``cond`` whose branch updates it..."""
+    return set() if op.type in _READ_ONLY_OPS else variables_taken(op)
 
 
 @contextlib.contextmanager

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 import tensorflow as tf
 
-from runtime.tf1 import graph_slice, ref_variables, unfetched_updates
-from runtime.tf1.step_reads import READ_ONLY_OPS
+from runtime.tf1 import graph_slice, ref_variables
+from runtime.tf1.step_reads import variables_it_may_write
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,7 +61,7 @@ def sliced(
         ran_before=in_step,  # the step's ops have run when its summaries do
     )
     read_before = tuple(name for _, name in variable_values)
-    if protos is None or _interferes(summaries[0].graph, step, protos, read_before):
+    if protos is None or _interferes(summaries[0].graph, in_step, step, protos, read_before):
         return None
     with_read = graph_slice.slice_of(
         (*step_outputs, from_step), model_inputs, writes=True, random=random
@@ -73,14 +73,16 @@ def sliced(
 
 def _interferes(
     graph: tf.Graph,
+    in_step: frozenset,
     step: graph_slice.GraphSlice,
     protos: graph_slice.GraphSlice,
     read_before: tuple[str, ...],
 ) -> bool:
     """Whether the summaries' slice (``protos``) touches a variable the step
-    writes, or writes one the step uses or one they read before the step: run
-    after the step, it would then not see or leave what TF 1's run did."""
-    written_by_step = _written(graph, step.node_names())
+    (its ops named ``in_step``) writes, or writes one the step uses or one they
+    read before the step: run after the step, it would then not see or leave
+    what TF 1's run did."""
+    written_by_step = _written(graph, in_step)
     written_by_summaries = _written(graph, protos.node_names())
     used_by_step = {name for _, name in step.variables}
     return any(variable in written_by_step for _, variable in protos.variables) or bool(
@@ -91,8 +93,7 @@ def _interferes(
 def _written(graph: tf.Graph, op_names: frozenset) -> set[str]:
     """The variables that the ops named ``op_names`` may write."""
     return {name for op in graph.get_operations() if op.name in op_names
-            and op.type not in READ_ONLY_OPS
-            for name in unfetched_updates.variables_taken(op)}  # fmt: skip
+            for name in variables_it_may_write(op)}  # fmt: skip
 
 
 def _inputs_of(summaries: Sequence[tf.Tensor], in_step: frozenset) -> tuple[list, list]:
