@@ -1,14 +1,16 @@
 """One model_fn with v1 summaries (of the loss, of the weights, of the global step
-and of a streaming metric's update) trained twice on the runtime: without hooks, its step runs the discovery
-graph's own ops (runtime/tf1/step_summaries.py); with a hook, model_fn is traced
-again. Prints, as JSON, per run: how often model_fn was called, the scalar
-summaries written, and the kernel's sum in each checkpoint, computed as the
-summary computes it.
+and of a streaming metric's update) trained twice: on the runtime, without hooks
+its step runs the discovery graph's own ops (runtime/tf1/step_summaries.py), and
+with a hook model_fn is traced again. Prints, as JSON, per run: how often
+model_fn was called, the scalar summaries written, and the kernel's sum in each
+checkpoint, computed as the summary computes it.
 
 With ``tf1``, as a TF 1 program runs: ``disable_v2_behavior`` first (reference
-variables).
+variables). Run as ``legacy`` (TF 2.15's Estimator) it shows what the Estimator
+wrote: the kernel's sum from before each step (a read TF 1's Session raced with
+the update, so not asserted by a test).
 
-Usage: python summary_paths.py runtime MODEL_DIR [tf1]
+Usage: python summary_paths.py legacy|runtime MODEL_DIR [tf1]
 """
 
 import json
@@ -22,7 +24,11 @@ if "tf1" in sys.argv[3:]:
     tf.compat.v1.disable_v2_behavior()
 
 from fixtures.equivalence.recording import scalar_summaries  # noqa: E402
-from runtime import estimator  # noqa: E402
+
+if sys.argv[1] == "runtime":
+    from runtime import estimator
+else:
+    estimator = tf.estimator
 
 X = np.random.RandomState(6).normal(size=(8, 3)).astype(np.float32)
 Y = np.random.RandomState(7).normal(size=(8, 1)).astype(np.float32)
