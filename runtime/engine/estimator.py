@@ -649,10 +649,11 @@ class Estimator:
             input_fn_result=lambda: self._call_input_fn(input_fn, mode, input_context),
             random_seed=self._config.tf_random_seed,
         )
-        # Before model_fn adds to the graph: only the input's ops are copied.
+        # Before model_fn adds to the graph: only the input's ops are copied. On
+        # a parameter-server cluster each worker builds its own dataset.
         reopened = (
             None
-            if replication.replicated or input_graph.dataset is None
+            if replication.scheduler is not None or input_graph.dataset is None
             else legacy_dataset.reopened(input_graph.dataset)
         )
         blueprint = self._call_cache.blueprint(
@@ -684,8 +685,8 @@ class Estimator:
         constant_inputs = []
 
         def open_dataset(context=None) -> tf.data.Dataset:
-            if reopened is not None:  # input_fn's own dataset: no second call
-                return reopened
+            if reopened is not None and _same_pipeline(context, input_context):
+                return reopened  # input_fn's own dataset: no second call
             with (
                 seeds.replaying(blueprint.input_seeds, what="input_fn"),
                 iterator_input.iterators_recorded() as iterators,
@@ -768,6 +769,22 @@ class Estimator:
             outfeed=outfeed,
             to_model_input=pipeline.to_model_input,
         )
+
+
+def _same_pipeline(context, discovered) -> bool:
+    """Whether input_fn got ``discovered`` (its input context in the discovery
+    graph) where it is asked for ``context`` now."""
+    if context is None or discovered is None:
+        return context is discovered
+    return (
+        context.input_pipeline_id,
+        context.num_input_pipelines,
+        context.num_replicas_in_sync,
+    ) == (
+        discovered.input_pipeline_id,
+        discovered.num_input_pipelines,
+        discovered.num_replicas_in_sync,
+    )
 
 
 def _hooks_in_model_graph(hooks, blueprint) -> bool:

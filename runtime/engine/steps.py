@@ -84,13 +84,23 @@ class TracedModel:
     def random_streams(self) -> RandomStreams:
         return self._random_streams
 
-    def sliced(self, graph_slice_or_none, *, hooked: bool = False):
+    def sliced(self, graph_slice_or_none, *, hooked: bool = False, as_on_tpu: bool = False):
         """The discovery graph's slice where a program may run it instead of
-        calling model_fn: model_fn once per step on this host (no replicas, no
-        host calls), and no hooks that need model_fn's graph (``hooked``)."""
-        if hooked or self.replication.replicated or self._outfeed is not None:
+        calling model_fn: no hooks that need model_fn's graph (``hooked``), and
+        model_fn once per step on this host (no replicas, no host calls) or,
+        ``as_on_tpu``, TPUEstimator on replicas (the program runs the slice in
+        every replica, as a TPU ran model_fn's one graph on every core, and the
+        host calls' part on the host)."""
+        if hooked:
             return None
+        if self.replication.replicated or self._outfeed is not None:
+            return graph_slice_or_none if as_on_tpu and self.on_tpu else None
         return graph_slice_or_none
+
+    @property
+    def on_tpu(self) -> bool:
+        """Whether steps run as TPUEstimator's on a TPU (replicas and host calls)."""
+        return self._outfeed is not None
 
     def run(
         self, element, on_replica=None, on_metrics=None, *, on_device_only=False, fetch_names=()
@@ -293,6 +303,11 @@ class TrainPrograms:
         self._summarized_step = traced.sliced(traced.blueprint.summarized_step, hooked=hooked)
         if self.summaries_in_step and self._summarized_step is None:
             self._sliced_step = None
+        self._replicated_step = (
+            None
+            if self.summaries_in_step
+            else traced.sliced(traced.blueprint.replicated_step, hooked=hooked, as_on_tpu=True)
+        )
         self._loss_dtype = traced.blueprint.loss_dtype
         self._loss_tag = traced.blueprint.loss_summary_tag
         self.loop = tf.function(self._loop, autograph=False)
@@ -302,6 +317,8 @@ class TrainPrograms:
         """One legacy ``session.run([train_op, loss])``; returns the loss
         (reduced across replicas as the Estimator reported it), and writes
         model_fn's own summaries when ``record_summaries``."""
+        if self._replicated_step is not None and not fetch_names:
+            return self._replicated_train_step(element)
         if self._sliced_step is not None and not fetch_names:
             return self._discovered_train_step(element, record_summaries)
         with root_name_scope(), self._summaries(record_summaries):
@@ -322,6 +339,25 @@ class TrainPrograms:
             self.traced.store, inputs, self.traced.random_streams
         )
         return _loss_after(loss, train_op)
+
+    def _replicated_train_step(self, element):
+        """The discovery graph's step in every replica, as TPUEstimator's cores
+        ran it: the gradients summed across replicas between its two slices
+        (tpu_slices.py). No model_fn call."""
+        step, store = self._replicated_step, self.traced.store
+
+        def summed(strategy, gradients):
+            pairs = zip(gradients, (store[name] for name in step.variables), strict=True)
+            return strategy.extended.batch_reduce_to(tf.distribute.ReduceOp.SUM, list(pairs))
+
+        def on_replica(element):
+            inputs = self.traced.model_inputs(element)
+            gradients, loss = step.gradients.compute(store, inputs)
+            sums = tf.distribute.get_replica_context().merge_call(summed, args=(gradients,))
+            train_op = step.updates.compute(store, [*inputs, *sums])
+            return _loss_after(loss, train_op)
+
+        return self.traced.reported_loss(self.traced.replication.run(on_replica, element))
 
     def _summarized_train_step(self, element, record_summaries):
         """That step with model_fn's v1 summaries: on summary steps, their ops
@@ -510,6 +546,9 @@ class EvalPrograms:
         self.traced = traced
         self._element_spec = element_spec
         self._updates = traced.sliced(traced.blueprint.metric_updates, hooked=hooked)
+        self._host_updates = traced.sliced(
+            traced.blueprint.host_metric_updates, hooked=hooked, as_on_tpu=True
+        )
         self.loop = tf.function(self._loop, autograph=False)
         self.step = tf.function(self._step, autograph=False)
         self._values = None
@@ -520,6 +559,8 @@ class EvalPrograms:
 
     def _update(self, element, fetch_names=()):
         """The metric updates of one batch, in every replica, as one op."""
+        if self._host_updates is not None and not fetch_names:
+            return self._host_update(element)
         if self._updates is not None and not fetch_names:
             # The discovery graph's own ops, from the inputs: no model_fn call.
             return tf.group(
@@ -527,6 +568,22 @@ class EvalPrograms:
             )
         _, done = self.traced.run(element, on_metrics=after_updates, fetch_names=fetch_names)
         return tf.group(self.traced.replication.local_results(done))
+
+    def _host_update(self, element):
+        """The discovery graph's metric updates as TPUEstimator's host ran them:
+        on every replica's host-call tensors concatenated, and replica 0's loss
+        (tpu_slices.py). No model_fn call."""
+        store, replication = self.traced.store, self.traced.replication
+        device, host = self._host_updates.device, self._host_updates.host
+
+        def on_replica(element):
+            return device.compute(store, self.traced.model_inputs(element))
+
+        tensors, losses = replication.run(on_replica, element)
+        with on_host():
+            concatenated = [replication.concatenate(tensor) for tensor in tensors]
+            loss = replication.first_replica(losses)
+            return tf.group(host.compute(store, [*concatenated, loss]))
 
     def _loop(self, iterator, num_steps):
         def cond(i, exhausted):
@@ -555,7 +612,7 @@ class EvalPrograms:
     def _build_values(self):
         """The metric values as a function: the discovery graph's ops that computed
         them where they read variables alone, else a model_fn call of their own."""
-        metric_values = self.traced.sliced(self.traced.blueprint.metric_values)
+        metric_values = self.traced.sliced(self.traced.blueprint.metric_values, as_on_tpu=True)
         if metric_values is not None:
             store = self.traced.store
             return tf.function(lambda: metric_values.compute(store), autograph=False)
@@ -595,24 +652,28 @@ class PredictProgram:
     def __init__(self, traced: TracedModel, *, hooked: bool = False):
         """``hooked``: hooks run around the steps, in model_fn's graph."""
         self.traced = traced
-        self._predictions = traced.sliced(traced.blueprint.predictions, hooked=hooked)
+        self._predictions = traced.sliced(
+            traced.blueprint.predictions, hooked=hooked, as_on_tpu=True
+        )
         self.step = tf.function(self._step, autograph=False)
 
     def _step(self, iterator, fetch_names=()):
         element = iterator.get_next()
-        if self._predictions is not None:
-            # The discovery graph's own ops, from the features: no model_fn call.
-            inputs = self.traced.model_inputs(element)
-            predictions = self._predictions.compute(self.traced.store, inputs)
-            return {"predictions": predictions, "fetched": {}}
-        predictions, _ = self.traced.run(
-            element, on_replica=predictions_of, fetch_names=fetch_names
-        )
-        outputs = {}
         replication = self.traced.replication
+        if self._predictions is not None and not fetch_names:
+            # The discovery graph's own ops, from the features: no model_fn call.
+            predictions = replication.run(self._sliced_predictions, element)
+        else:
+            predictions, _ = self.traced.run(
+                element, on_replica=predictions_of, fetch_names=fetch_names
+            )
+        outputs = {}
         if replication.replicated:
             predictions = tf.nest.map_structure(replication.concatenate, predictions)
             outputs["padding_mask"] = replication.concatenate(element[1])
         after = tf.group(tf.nest.flatten(predictions))
         outputs.update(predictions=predictions, fetched=fetch_by_name(fetch_names, after=after))
         return outputs
+
+    def _sliced_predictions(self, element):
+        return self._predictions.compute(self.traced.store, self.traced.model_inputs(element))

@@ -29,6 +29,7 @@ from runtime.tf1 import (
     session_setup,
     step_reads,
     step_summaries,
+    tpu_slices,
     unfetched_updates,
 )
 from runtime.tf1.own_saver import OwnSaver
@@ -137,6 +138,9 @@ class Blueprint:
     # composites expanded), when they read and write variables alone
     metric_values: graph_slice.GraphSlice | None = None
     metric_updates: graph_slice.GraphSlice | None = None
+    # EVAL, TPUEstimator on replicas: each replica's host-call tensors, and the
+    # metric updates from their concatenation on the host (tpu_slices.py)
+    host_metric_updates: tpu_slices.HostMetricUpdates | None = None
     # PREDICT: the predictions, from the features (flattened, composites
     # expanded), when they depend on features and variables alone
     predictions: graph_slice.GraphSlice | None = None
@@ -146,6 +150,9 @@ class Blueprint:
     # TRAIN: that step with model_fn's v1 summaries, when they are pure
     # computation on its tensors (step_summaries.py)
     summarized_step: step_summaries.StepSummaries | None = None
+    # TRAIN, TPUEstimator on replicas: the step up to the gradients summed
+    # across replicas, and from those sums (tpu_slices.py)
+    replicated_step: tpu_slices.ReplicatedStep | None = None
     # TRAIN: the discovery graph, the training graph as the Estimator built it
     # (its model_dir's graph.pbtxt and .meta files: saving/graph_files.py)
     graph: tf.Graph | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -293,8 +300,8 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 _read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
             )
             model_inputs = graph_slice.model_inputs(input_graph.features, input_graph.labels)
-            metric_values, metric_updates = _metric_slices(
-                spec.eval_metric_ops, loss_mean, model_inputs
+            metric_values, metric_updates, host_metric_updates = _metric_slices(
+                spec, loss_mean, model_inputs
             )
             predictions = (
                 graph_slice.slice_of(spec.predictions, model_inputs)
@@ -305,6 +312,11 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 _train_step_slices(spec, model_inputs, model_ops)
                 if mode == ModeKeys.TRAIN
                 else (None, None)
+            )
+            replicated_step = (
+                tpu_slices.replicated_step(graph, spec.loss, spec.train_op, model_inputs)
+                if train_step is not None  # no read after an update
+                else None
             )
         records = _initial_values(graph, creations.created)
         own_saver = OwnSaver.of(spec.scaffold.saver, graph)
@@ -328,8 +340,10 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         tables=tables,
         metric_values=metric_values,
         metric_updates=metric_updates,
+        host_metric_updates=host_metric_updates,
         predictions=predictions,
         train_step=train_step,
+        replicated_step=replicated_step,
         summarized_step=summarized_step,
         graph=graph if mode == ModeKeys.TRAIN else None,
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
@@ -394,17 +408,18 @@ def _fetched(graph: tf.Graph, spec, mode: str, loss_mean) -> tuple:
     return spec.predictions, ()
 
 
-def _metric_slices(eval_metric_ops: dict, loss_mean, model_inputs) -> tuple:
-    """The slices computing EVAL's metric values from the metric variables, and
-    its metric updates from the model's inputs."""
+def _metric_slices(spec, loss_mean, model_inputs) -> tuple:
+    """The slices computing EVAL's metric values from the metric variables, its
+    metric updates from the model's inputs, and those updates as TPUEstimator
+    on replicas ran them (tpu_slices.py)."""
+    eval_metric_ops = spec.eval_metric_ops
     if loss_mean is None or LOSS_METRIC_KEY in eval_metric_ops:
-        return None, None  # not evaluating, or the trace raises Estimator's error
+        return None, None, None  # not evaluating, or the trace raises Estimator's error
     metrics = {**eval_metric_ops, LOSS_METRIC_KEY: loss_mean}
     values = graph_slice.slice_of({name: value for name, (value, _) in metrics.items()})
-    updates = graph_slice.slice_of(
-        [update for _, (_, update) in sorted(metrics.items())], model_inputs, writes=True
-    )
-    return values, updates
+    updates = [update for _, (_, update) in sorted(metrics.items())]
+    host_updates = tpu_slices.host_metric_updates(spec.loss.graph, updates, spec.loss, model_inputs)
+    return values, graph_slice.slice_of(updates, model_inputs, writes=True), host_updates
 
 
 def _loss_summary_tag(graph: tf.Graph) -> str | None:

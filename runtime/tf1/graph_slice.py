@@ -82,9 +82,12 @@ class GraphSlice:
             _draw_from_stream(op, occurrence, streams)
         return tf.nest.map_structure(given.__getitem__, self.structure)
 
+    def nodes(self) -> list[node_def_pb2.NodeDef]:
+        """The graph's ops the slice runs (its variables' aside), in creation order."""
+        return list(graph_pb2.GraphDef.FromString(self.graph_def).node)
+
     def node_names(self) -> frozenset[str]:
-        """The names of the graph's ops the slice runs (its variables' aside)."""
-        return frozenset(node.name for node in graph_pb2.GraphDef.FromString(self.graph_def).node)
+        return frozenset(node.name for node in self.nodes())
 
 
 def _draw_from_stream(op: tf.Operation, occurrence: int, streams: RandomStreams | None) -> None:
@@ -254,7 +257,7 @@ def _ops_computing(
 
 
 def _replayable(op: tf.Operation, inputs: Sequence[tf.Tensor], *, writes: bool) -> bool:
-    if op.type in _READS or (writes and _writes_variables(op)):
+    if op.type in _READS or (writes and writes_variables(op.type)):
         return True
     if ref_variables.takes_refs(op):  # an update of reference variables, not stateful
         return writes and ref_variables.replayable_update(op, inputs)
@@ -263,5 +266,6 @@ def _replayable(op: tf.Operation, inputs: Sequence[tf.Tensor], *, writes: bool) 
     return not any(value.HasField("func") or value.list.func for value in op.node_def.attr.values())
 
 
-def _writes_variables(op: tf.Operation) -> bool:
-    return op.type in _WRITES or op.type.startswith(_UPDATE_PREFIXES)
+def writes_variables(op_type: str) -> bool:
+    """Whether ops of ``op_type`` write resource variables (assignments, updates)."""
+    return op_type in _WRITES or op_type.startswith(_UPDATE_PREFIXES)

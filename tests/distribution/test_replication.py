@@ -191,10 +191,11 @@ def test_tpu_estimator_on_replicas_equals_one_device(runs, replicas):
     assert trace["input_batch_sizes"] == [global_batch, EVAL_BATCH]
     assert trace["model_batch_sizes"] == [global_batch // replicas, EVAL_BATCH // replicas]
     assert one_trace["model_batch_sizes"] == [global_batch, EVAL_BATCH]
-    # Host calls get one row per replica (host_call) or the whole batch (metric_fn);
-    # the first entry is discovery's graph of one replica.
+    # Host calls get one row per replica (host_call) or the whole batch (metric_fn).
+    # host_call's first entry is discovery's graph of one replica; discovery calls
+    # metric_fn as the host did, on the whole batch (runtime/tf1/tpu_slices.py).
     assert trace["host_call_rows"] == [1, replicas]
-    assert trace["metric_fn_rows"] == [EVAL_BATCH // replicas, EVAL_BATCH]
+    assert trace["metric_fn_rows"] == [EVAL_BATCH]
     # iterations_per_loop: hooks run once per loop of 10 steps (the last one 5).
     assert trace["steps_after_runs"] == [0, ITERATIONS_PER_LOOP, 2 * ITERATIONS_PER_LOOP]
     assert one_trace["steps_after_runs"] == list(range(TPU_STEPS))

@@ -8,16 +8,36 @@ standard v1 ``apply_gradients`` already sums across replicas; a custom
 ``apply_gradients`` (BERT's AdamWeightDecayOptimizer) does not, so the sum is
 taken here and the update applied once, in cross-replica context. With one
 replica it is the wrapped optimizer unchanged.
+
+In the discovery graph of TPUEstimator on replicas (:func:`one_replica_of`) it
+builds one core's graph as the TPU did: the loss scaled as on the replicas, each
+gradient's sum across replicas standing as an identity (runtime/tf1/tpu_slices.py).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import tensorflow as tf
 
+from runtime.tf1 import tpu_slices
 from runtime.tf1.wrapped_optimizer import WrappedOptimizer, replicas_in_sync
 
 _BASE_APPLY = tf.compat.v1.train.Optimizer.apply_gradients
 _REDUCTIONS = (tf.compat.v1.losses.Reduction.MEAN, tf.compat.v1.losses.Reduction.SUM)
+# The replicas whose one core's graph is being built (1: none is)
+_CORE_GRAPH_OF = contextvars.ContextVar("core_graph_of", default=1)
+
+
+@contextlib.contextmanager
+def one_replica_of(num_replicas: int):
+    """CrossShardOptimizers build one core's graph of ``num_replicas`` meanwhile."""
+    token = _CORE_GRAPH_OF.set(num_replicas)
+    try:
+        yield
+    finally:
+        _CORE_GRAPH_OF.reset(token)
 
 
 class CrossShardOptimizer(WrappedOptimizer):
@@ -48,13 +68,17 @@ class CrossShardOptimizer(WrappedOptimizer):
         self._reduction = reduction
 
     def compute_gradients(self, loss, var_list=None, **kwargs):
-        replicas = replicas_in_sync()
+        replicas = max(replicas_in_sync(), _CORE_GRAPH_OF.get())
         if replicas > 1 and self._reduction == tf.compat.v1.losses.Reduction.SUM:
             loss *= replicas  # undo the mean scaling the wrapped optimizer applies
-        return self._optimizer.compute_gradients(loss, var_list=var_list, **kwargs)
+        with _loss_scaled_as_on_replicas(self._optimizer, _CORE_GRAPH_OF.get()):
+            return self._optimizer.compute_gradients(loss, var_list=var_list, **kwargs)
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         grads_and_vars = list(grads_and_vars)
+        if _CORE_GRAPH_OF.get() > 1:
+            summed = tpu_slices.summed_across_replicas(grads_and_vars)
+            return self._optimizer.apply_gradients(summed, global_step, name)
         if replicas_in_sync() == 1 or type(self._optimizer).apply_gradients is _BASE_APPLY:
             return self._optimizer.apply_gradients(grads_and_vars, global_step, name)
 
@@ -66,3 +90,27 @@ class CrossShardOptimizer(WrappedOptimizer):
 
         context = tf.distribute.get_replica_context()
         return context.merge_call(apply_once, args=(grads_and_vars,))
+
+
+@contextlib.contextmanager
+def _loss_scaled_as_on_replicas(optimizer, num_replicas: int):
+    """``optimizer`` scales the loss as a v1 optimizer's ``_scale_loss`` did under
+    a strategy of ``num_replicas`` with Estimator's loss scaling (by ``1 / N``,
+    unless the last v1 loss reduced by SUM), in a graph with no strategy."""
+    if num_replicas == 1:
+        yield
+        return
+
+    def scale(loss_value):
+        graph = tf.compat.v1.get_default_graph()
+        graph._is_loss_scaled_by_optimizer = False
+        if graph._last_loss_reduction not in (tf.compat.v1.losses.Reduction.SUM, "sum"):
+            loss_value *= 1.0 / num_replicas
+            graph._is_loss_scaled_by_optimizer = True
+        return loss_value
+
+    optimizer._scale_loss = scale
+    try:
+        yield
+    finally:
+        del optimizer._scale_loss

@@ -17,6 +17,7 @@ every step, scaffold_fn called once per graph).
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import logging
@@ -29,6 +30,7 @@ from runtime.distribute import strategy_selection
 from runtime.distribute.host_calls import HostCallOutfeed
 from runtime.distribute.replication import Replication
 from runtime.engine.estimator import Estimator
+from runtime.estimator.tpu.cross_shard_optimizer import one_replica_of
 from runtime.estimator.tpu.tpu_config import (
     RunConfig,
     check_positive_integer,
@@ -240,9 +242,13 @@ class TPUEstimator(Estimator):
             kwargs["mode"] = mode
         if "config" in args:
             kwargs["config"] = config
-        spec = self._tpu_model_fn(features=features, **kwargs)
+        num_replicas = self._replications[mode].num_replicas
+        # discovery on replicas builds one core's graph, as a TPU compiled it
+        discovering_a_core = not exporting and outfeed is None and self._on_replicas(mode)
+        with one_replica_of(num_replicas) if discovering_a_core else contextlib.nullcontext():
+            spec = self._tpu_model_fn(features=features, **kwargs)
         if not exporting and (self._on_replicas(mode) or outfeed is not None):
-            return device_spec(spec, outfeed)
+            return device_spec(spec, outfeed, num_replicas=num_replicas)
         if isinstance(spec, TPUEstimatorSpec):
             return spec.as_estimator_spec()
         return spec

@@ -14,6 +14,7 @@ from runtime.calls.model_fn_call import fn_args
 from runtime.calls.spec import EstimatorSpec
 from runtime.distribute.host_calls import HostCallOutfeed, call_host_fn
 from runtime.engine.hooks import InGraphHook
+from runtime.tf1 import tpu_slices
 
 log = logging.getLogger("tensorflow")
 
@@ -71,11 +72,19 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
             prediction_hooks=prediction_hooks,
         )
 
-    def as_estimator_spec(self) -> EstimatorSpec:
+    def as_estimator_spec(self, *, host_of_replicas: int | None = None) -> EstimatorSpec:
         """The equivalent EstimatorSpec, as TPUEstimator built it for CPU/GPU:
         metric_fn called directly on the tensors, host_call's ops run every step,
-        scaffold_fn called."""
-        eval_metric_ops = call_host_fn(self.eval_metrics) if self.eval_metrics else None
+        scaffold_fn called. ``host_of_replicas``: one core's graph of that many
+        (discovery's on replicas): metric_fn called as the host called it, on
+        the tensors concatenated across them (runtime/tf1/tpu_slices.py)."""
+        eval_metric_ops = None
+        if self.eval_metrics and host_of_replicas is not None:
+            fn, tensors = self.eval_metrics
+            tensors = tpu_slices.host_inputs(tensors, host_of_replicas)
+            eval_metric_ops = call_host_fn((fn, tensors))
+        elif self.eval_metrics:
+            eval_metric_ops = call_host_fn(self.eval_metrics)
         hooks = host_call_hooks(self.host_call)
         scaffold = self.scaffold_fn() if self.scaffold_fn else None
         return EstimatorSpec(
@@ -114,18 +123,19 @@ def validate_host_calls(host_calls: dict, *, spec_name: str = "TPUEstimatorSpec"
                 )
 
 
-def device_spec(spec, outfeed: HostCallOutfeed | None) -> EstimatorSpec:
+def device_spec(spec, outfeed: HostCallOutfeed | None, *, num_replicas: int) -> EstimatorSpec:
     """A replica's part of model_fn's spec on TPU (TPUEstimator's TPU path).
 
     A TPUEstimatorSpec's host calls and scaffold_fn go to the step's
     ``outfeed``, which runs them on the host; without an outfeed (the discovery
-    graph) the host calls are called directly, as on CPU, in the same order
-    the host calls them. A plain EstimatorSpec is checked as TPUEstimator did.
+    graph, one core's of ``num_replicas``) the host calls are called directly,
+    in the same order the host calls them. A plain EstimatorSpec is checked as
+    TPUEstimator did.
     """
     if not isinstance(spec, TPUEstimatorSpec):
         return _verified_plain_spec(spec)
     if outfeed is None:
-        return spec.as_estimator_spec()
+        return spec.as_estimator_spec(host_of_replicas=num_replicas)
     outfeed.enqueue(
         eval_metrics=spec.eval_metrics, host_call=spec.host_call, scaffold_fn=spec.scaffold_fn
     )

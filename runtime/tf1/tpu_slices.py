@@ -1,0 +1,147 @@
+"""TPUEstimator's steps on replicas from the discovery graph: model_fn built once.
+
+On a TPU, TPUEstimator called model_fn once per call and the TPU ran that one
+graph on every core (``tpu.split_compile_and_shard`` traced the computation
+once). The runtime's replicas are ``tf.distribute`` devices; to call model_fn
+once here too, the discovery graph is built as one core's graph, and the
+programs run its slices (graph_slice.py) in every replica:
+
+- **Evaluation.** Each core outfed its ``eval_metrics`` tensors, and the host
+  called ``metric_fn`` once on their concatenation. Discovery calls metric_fn
+  as the host did, on each tensor concatenated ``num_replicas`` times
+  (:func:`host_inputs`). Each replica then runs the slice computing its
+  tensors and loss; the host runs the slice of the metric updates on the real
+  concatenation (and replica 0's loss, as TPUEstimator's ``loss`` metric).
+- **Training.** ``CrossShardOptimizer`` scaled the loss by ``1 / num_shards``
+  and summed each gradient across cores before the wrapped optimizer applied
+  it. In discovery it does the same for one replica of N, the sum standing as
+  an identity (:func:`summed_across_replicas`). Each replica runs the slice up
+  to those gradients, the sums are taken across replicas (the strategy's
+  all-reduce, as a v1 optimizer's under a strategy), and each replica runs the
+  slice applying them to its copy of the variables.
+
+Where the graph is not of that form (another optimizer, random ops, updates
+that do not follow from the summed gradients), there is no slice, and the
+programs call model_fn in every replica, as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import tensorflow as tf
+
+from runtime.tf1 import graph_slice
+
+_DEVICE_TENSORS = "runtime_tpu_host_call_device_tensors"
+_HOST_INPUTS = "runtime_tpu_host_call_host_inputs"
+_REPLICA_GRADIENTS = "runtime_tpu_replica_gradients"
+_SUMMED_GRADIENTS = "runtime_tpu_summed_gradients"
+_SUMMED_VARIABLES = "runtime_tpu_summed_variables"
+
+
+def host_inputs(tensors, num_replicas: int):
+    """``tensors`` (a host call's, in discovery) as the host received them: each
+    concatenated across ``num_replicas`` cores on axis 0."""
+
+    def on_host(tensor):
+        tensor = tf.convert_to_tensor(tensor)
+        if tensor.shape.rank == 0:
+            raise RuntimeError(
+                "All tensors outfed from TPU should preserve batch size dimension, "
+                f"but got scalar {tensor}"
+            )
+        concatenated = tf.concat([tensor] * num_replicas, axis=0)
+        tf.compat.v1.add_to_collection(_DEVICE_TENSORS, tensor)
+        tf.compat.v1.add_to_collection(_HOST_INPUTS, concatenated)
+        return concatenated
+
+    return tf.nest.map_structure(on_host, tensors)
+
+
+def summed_across_replicas(grads_and_vars: list) -> list:
+    """The pairs with each dense gradient standing for its sum across replicas
+    (in discovery: an identity the programs replace by the sum)."""
+    summed = []
+    for grad, var in grads_and_vars:
+        if isinstance(grad, tf.Tensor):
+            total = tf.identity(grad, name="cross_replica_sum")
+            tf.compat.v1.add_to_collection(_REPLICA_GRADIENTS, grad)
+            tf.compat.v1.add_to_collection(_SUMMED_GRADIENTS, total)
+            tf.compat.v1.add_to_collection(_SUMMED_VARIABLES, var.op.name)
+            grad = total
+        summed.append((grad, var))
+    return summed
+
+
+@dataclasses.dataclass(frozen=True)
+class HostMetricUpdates:
+    """``device``: a replica's host-call tensors and loss, from its inputs;
+    ``host``: the metric updates, from those tensors concatenated across
+    replicas and replica 0's loss."""
+
+    device: graph_slice.GraphSlice
+    host: graph_slice.GraphSlice
+
+
+def host_metric_updates(
+    graph: tf.Graph, updates: list, loss, model_inputs
+) -> HostMetricUpdates | None:
+    """The slices of an evaluation whose metric_fn discovery called as the host did."""
+    device_tensors = graph.get_collection(_DEVICE_TENSORS)
+    if not device_tensors:
+        return None
+    device = graph_slice.slice_of((device_tensors, loss), model_inputs)
+    host_inputs = [*graph.get_collection(_HOST_INPUTS), loss]
+    # v1 metrics update under control dependencies on their values
+    computed = frozenset(tensor.op.name for tensor in host_inputs)
+    host = graph_slice.slice_of(updates, host_inputs, writes=True, ran_before=computed)
+    if device is None or host is None:
+        return None
+    return HostMetricUpdates(device, host)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplicatedStep:
+    """``gradients``: a replica's gradients (to be summed) and loss, from its
+    inputs; ``updates``: ``train_op``, from its inputs and the summed gradients
+    (one per name of ``variables``, the variables they update)."""
+
+    gradients: graph_slice.GraphSlice
+    updates: graph_slice.GraphSlice
+    variables: tuple[str, ...]
+
+
+def replicated_step(graph: tf.Graph, loss, train_op, model_inputs) -> ReplicatedStep | None:
+    """The slices of a training step whose gradients discovery summed across
+    replicas, when every variable the step writes is written after those sums
+    (the optimizer's updates, its step counters, the global step) and the two
+    slices share no op: the replicas then stay copies of each other."""
+    replica_gradients = graph.get_collection(_REPLICA_GRADIENTS)
+    if not replica_gradients:
+        return None
+    summed = graph.get_collection(_SUMMED_GRADIENTS)
+    gradients = graph_slice.slice_of((replica_gradients, loss), model_inputs)
+    updates = graph_slice.slice_of(train_op, [*model_inputs, *summed], writes=True)
+    if gradients is None or updates is None or gradients.node_names() & updates.node_names():
+        return None
+    if not _all_writes_follow(updates, {tensor.op.name for tensor in summed}):
+        return None
+    return ReplicatedStep(gradients, updates, tuple(graph.get_collection(_SUMMED_VARIABLES)))
+
+
+def _all_writes_follow(updates: graph_slice.GraphSlice, sums: set[str]) -> bool:
+    """Whether every op of ``updates`` that writes a variable runs after one of
+    the gradient sums (through its inputs or control inputs)."""
+    after_a_sum: set[str] = set()
+    for node in updates.nodes():  # creation order: an op's inputs come before it
+        sources = {_op_name(source) for source in node.input}
+        if sources & sums or sources & after_a_sum:
+            after_a_sum.add(node.name)
+        elif graph_slice.writes_variables(node.op):
+            return False
+    return True
+
+
+def _op_name(input_name: str) -> str:
+    return input_name.lstrip("^").split(":")[0]
