@@ -308,13 +308,14 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 if mode == ModeKeys.PREDICT
                 else None
             )
+            random = random_streams.occurrences(model_ops)
             train_step, summarized_step = (
-                _train_step_slices(spec, model_inputs, model_ops)
+                _train_step_slices(spec, model_inputs, model_ops, random)
                 if mode == ModeKeys.TRAIN
                 else (None, None)
             )
             replicated_step = (
-                tpu_slices.replicated_step(graph, spec.loss, spec.train_op, model_inputs)
+                tpu_slices.replicated_step(graph, spec, model_inputs, random=random)
                 if train_step is not None  # no read after an update
                 else None
             )
@@ -357,10 +358,10 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
     )
 
 
-def _train_step_slices(spec, model_inputs, model_ops) -> tuple:
+def _train_step_slices(spec, model_inputs, model_ops, random) -> tuple:
     """The training step's slice and, when model_fn has v1 summaries, the
-    step's slices writing them (step_summaries.py); None where there is none."""
-    random = random_streams.occurrences(model_ops)
+    step's slices writing them (step_summaries.py); None where there is none.
+    ``random``: the occurrences of model_fn's Philox ops (random_streams.py)."""
     step = _train_step_slice(spec, model_inputs, model_ops, random)
     summaries = spec.loss.graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
     if step is None or not summaries:

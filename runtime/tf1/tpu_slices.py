@@ -18,16 +18,19 @@ programs run its slices (graph_slice.py) in every replica:
   an identity (:func:`summed_across_replicas`). Each replica runs the slice up
   to those gradients, the sums are taken across replicas (the strategy's
   all-reduce, as a v1 optimizer's under a strategy), and each replica runs the
-  slice applying them to its copy of the variables.
+  slice applying them to its copy of the variables. Random ops (dropout) run
+  as each replica's trace of model_fn ran them: a kernel per replica, seeded
+  as discovery's op.
 
-Where the graph is not of that form (another optimizer, random ops, updates
-that do not follow from the summed gradients), there is no slice, and the
-programs call model_fn in every replica, as before.
+Where the graph is not of that form (another optimizer, updates that do not
+follow from the summed gradients), there is no slice, and the programs call
+model_fn in every replica, as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 import tensorflow as tf
 
@@ -112,17 +115,23 @@ class ReplicatedStep:
     variables: tuple[str, ...]
 
 
-def replicated_step(graph: tf.Graph, loss, train_op, model_inputs) -> ReplicatedStep | None:
+def replicated_step(
+    graph: tf.Graph, spec, model_inputs, *, random: Mapping[str, int]
+) -> ReplicatedStep | None:
     """The slices of a training step whose gradients discovery summed across
     replicas, when every variable the step writes is written after those sums
     (the optimizer's updates, its step counters, the global step) and the two
-    slices share no op: the replicas then stay copies of each other."""
+    slices share no op: the replicas then stay copies of each other. Its
+    random ops (``random``: their occurrences, random_streams.py) run as the
+    replicas' traces ran them: a kernel per replica, seeded as discovery's op."""
     replica_gradients = graph.get_collection(_REPLICA_GRADIENTS)
     if not replica_gradients:
         return None
     summed = graph.get_collection(_SUMMED_GRADIENTS)
-    gradients = graph_slice.slice_of((replica_gradients, loss), model_inputs)
-    updates = graph_slice.slice_of(train_op, [*model_inputs, *summed], writes=True)
+    gradients = graph_slice.slice_of((replica_gradients, spec.loss), model_inputs, random=random)
+    updates = graph_slice.slice_of(
+        spec.train_op, [*model_inputs, *summed], writes=True, random=random
+    )
     if gradients is None or updates is None or gradients.node_names() & updates.node_names():
         return None
     if not _all_writes_follow(updates, {tensor.op.name for tensor in summed}):

@@ -5,6 +5,9 @@ Without hooks the runtime runs the discovery graph's slices in every replica
 (runtime/tf1/tpu_slices.py) where the graph allows; a hook needs model_fn's graph,
 so with one (it does nothing) every replica calls model_fn, the path the
 replication tests compare with one device. Both runs must give the same numbers.
+``every_replica`` takes that path without hooks: the runtime with the slices
+declined, as before them (a dropout step's kernels then run in the same
+programs as the sliced step's, which a hooked training's do not).
 
 Models (the patterns BERT-style TPU programs use):
 - ``adam``: CrossShardOptimizer around AdamOptimizer, a polynomially decayed
@@ -12,7 +15,7 @@ Models (the patterns BERT-style TPU programs use):
 - ``custom_apply``: CrossShardOptimizer around an optimizer with its own
   ``apply_gradients`` (assignments of its own, as BERT's AdamWeightDecayOptimizer)
   and a hand-bumped global step;
-- ``dropout``: ``adam`` with dropout (random ops: each replica must draw its own).
+- ``dropout``: ``adam`` with dropout (random ops, a kernel per replica).
 
 With ``tf1``, as a TF 1 program runs: ``disable_v2_behavior`` first (reference
 variables).
@@ -20,7 +23,8 @@ variables).
 Prints, as JSON: model_fn's calls per mode, the per-step ``loss`` summaries, the
 evaluate() dict, the predictions and the final variables.
 
-Usage: python tpu_replica_steps.py runtime MODEL_DIR adam|custom_apply|dropout [hooked] [tf1]
+Usage: python tpu_replica_steps.py runtime MODEL_DIR adam|custom_apply|dropout
+           [hooked|every_replica] [tf1]
 """
 
 import json
@@ -39,6 +43,15 @@ from runtime import estimator  # noqa: E402
 from runtime.estimator import tpu  # noqa: E402
 
 MODEL, HOOKED = sys.argv[3], "hooked" in sys.argv[4:]
+if "every_replica" in sys.argv[4:]:
+    from runtime.engine.steps import TracedModel
+
+    slices_where_allowed = TracedModel.sliced
+
+    def no_tpu_slices(traced, graph_slice, *, hooked=False, as_on_tpu=False):
+        return None if traced.on_tpu else slices_where_allowed(traced, graph_slice, hooked=hooked)
+
+    TracedModel.sliced = no_tpu_slices
 X = np.random.RandomState(2).normal(size=(48, 5)).astype(np.float32)
 Y = (X.sum(axis=1) > 0).astype(np.int32)
 CALLS: list[str] = []

@@ -23,8 +23,8 @@ ONCE = {"train": 1, "evaluate": 1, "predict": 1}
 IN_EVERY_REPLICA = {"train": 5, "evaluate": 3, "predict": 3}
 
 
-def _records(tmp_path, model: str, *options: str) -> tuple[dict, dict]:
-    runs = {"sliced": (model, *options), "traced": (model, "hooked", *options)}
+def _records(tmp_path, model: str, *options: str, other="hooked") -> tuple[dict, dict]:
+    runs = {"sliced": (model, *options), "traced": (model, other, *options)}
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {
             label: pool.submit(program_record, RUNTIME, PROGRAM, tmp_path / label, args)
@@ -57,8 +57,13 @@ def test_one_core_graph_on_every_replica_equals_model_fn_in_every_replica(tmp_pa
     assert all(traced_losses[step] == loss for step, loss in sliced["losses"])
 
 
-def test_a_step_with_random_ops_calls_model_fn_in_every_replica(tmp_path):
-    """Dropout: each replica must draw masks of its own, which one core's graph run
-    twice would not; evaluation and prediction have no dropout, and run once."""
-    record = program_record(RUNTIME, PROGRAM, tmp_path, ("dropout",))
-    assert record["model_fn_calls"] == {"train": 3, "evaluate": 1, "predict": 1}
+def test_random_ops_draw_in_each_replica_as_model_fn_in_every_replica_drew(tmp_path):
+    """Dropout: each replica's copy of the op is a kernel of its own, seeded as
+    discovery's op, as each replica's trace of model_fn seeded it. Compared with
+    the runtime with the slices declined (no hooks: a hooked training runs other
+    programs, whose kernels draw other streams)."""
+    sliced, traced = _records(tmp_path, "dropout", other="every_replica")
+    assert sliced["model_fn_calls"] == ONCE
+    assert traced["model_fn_calls"] == {"train": 3, "evaluate": 5, "predict": 3}
+    for key in ("losses", "metrics", "variables", "predictions"):
+        assert sliced[key] == traced[key]
