@@ -121,11 +121,7 @@ class Replication:
         if self.replicated and not isinstance(per_replica, tf.distribute.DistributedValues):
             # every replica returned this same tensor (strategy.run collapses them)
             values = values * len(self.strategy.extended.worker_devices)
-        if values[0].shape.rank == 0:
-            raise RuntimeError(
-                "All tensors outfed from TPU should preserve batch size dimension, "
-                f"but got scalar {values[0]}"
-            )
+        check_outfed(values[0])
         return values[0] if len(values) == 1 else tf.concat(values, axis=0)
 
     def first_replica(self, value):
@@ -134,6 +130,16 @@ class Replication:
             return value
         return tf.nest.map_structure(
             lambda v: self.strategy.experimental_local_results(v)[0], value
+        )
+
+
+def check_outfed(tensor) -> None:
+    """Raises TPUEstimator's error for a host-call tensor without a batch
+    dimension to concatenate replicas on (a scalar)."""
+    if tensor.shape.rank == 0:
+        raise RuntimeError(
+            "All tensors outfed from TPU should preserve batch size dimension, "
+            f"but got scalar {tensor}"
         )
 
 

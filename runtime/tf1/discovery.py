@@ -308,16 +308,10 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 if mode == ModeKeys.PREDICT
                 else None
             )
-            random = random_streams.occurrences(model_ops)
-            train_step, summarized_step = (
-                _train_step_slices(spec, model_inputs, model_ops, random)
+            train_step, summarized_step, replicated_step = (
+                _train_step_slices(spec, model_inputs, model_ops)
                 if mode == ModeKeys.TRAIN
-                else (None, None)
-            )
-            replicated_step = (
-                tpu_slices.replicated_step(graph, spec, model_inputs, random=random)
-                if train_step is not None  # no read after an update
-                else None
+                else (None, None, None)
             )
         records = _initial_values(graph, creations.created)
         own_saver = OwnSaver.of(spec.scaffold.saver, graph)
@@ -358,16 +352,23 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
     )
 
 
-def _train_step_slices(spec, model_inputs, model_ops, random) -> tuple:
-    """The training step's slice and, when model_fn has v1 summaries, the
-    step's slices writing them (step_summaries.py); None where there is none.
-    ``random``: the occurrences of model_fn's Philox ops (random_streams.py)."""
+def _train_step_slices(spec, model_inputs, model_ops) -> tuple:
+    """The training step's slice, and where it has one: when model_fn has v1
+    summaries, the step's slices writing them (step_summaries.py); on
+    TPUEstimator's replicas, the step's slices around its gradient sums
+    (tpu_slices.py). None where there is none."""
+    random = random_streams.occurrences(model_ops)
     step = _train_step_slice(spec, model_inputs, model_ops, random)
-    summaries = spec.loss.graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
-    if step is None or not summaries:
-        return step, None
+    if step is None:  # a read after an update, or ops no slice can replay
+        return None, None, None
+    graph = spec.loss.graph
+    replicated = tpu_slices.replicated_step(graph, spec, model_inputs, random=random)
+    summaries = graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
+    if not summaries:
+        return step, None, replicated
     outputs = (spec.loss, spec.train_op)
-    return step, step_summaries.sliced(summaries, outputs, model_inputs, step=step, random=random)
+    summarized = step_summaries.sliced(summaries, outputs, model_inputs, step=step, random=random)
+    return step, summarized, replicated
 
 
 def _train_step_slice(spec, model_inputs, model_ops, random) -> graph_slice.GraphSlice | None:

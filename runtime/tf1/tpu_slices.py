@@ -34,13 +34,14 @@ from collections.abc import Mapping
 
 import tensorflow as tf
 
+from runtime.distribute.replication import check_outfed
 from runtime.tf1 import graph_slice
 
-_DEVICE_TENSORS = "runtime_tpu_host_call_device_tensors"
-_HOST_INPUTS = "runtime_tpu_host_call_host_inputs"
-_REPLICA_GRADIENTS = "runtime_tpu_replica_gradients"
-_SUMMED_GRADIENTS = "runtime_tpu_summed_gradients"
-_SUMMED_VARIABLES = "runtime_tpu_summed_variables"
+# Graph collections of discovery's graph on replicas: (a core's tensor, the
+# host's concatenation of it) per host-call tensor, and (a replica's gradient,
+# its sum, the name of the variable it updates) per summed gradient
+_HOST_CALL_TENSORS = "runtime_tpu_host_call_tensors"
+_GRADIENT_SUMS = "runtime_tpu_gradient_sums"
 
 
 def host_inputs(tensors, num_replicas: int):
@@ -49,14 +50,9 @@ def host_inputs(tensors, num_replicas: int):
 
     def on_host(tensor):
         tensor = tf.convert_to_tensor(tensor)
-        if tensor.shape.rank == 0:
-            raise RuntimeError(
-                "All tensors outfed from TPU should preserve batch size dimension, "
-                f"but got scalar {tensor}"
-            )
+        check_outfed(tensor)
         concatenated = tf.concat([tensor] * num_replicas, axis=0)
-        tf.compat.v1.add_to_collection(_DEVICE_TENSORS, tensor)
-        tf.compat.v1.add_to_collection(_HOST_INPUTS, concatenated)
+        tf.compat.v1.add_to_collection(_HOST_CALL_TENSORS, (tensor, concatenated))
         return concatenated
 
     return tf.nest.map_structure(on_host, tensors)
@@ -69,9 +65,7 @@ def summed_across_replicas(grads_and_vars: list) -> list:
     for grad, var in grads_and_vars:
         if isinstance(grad, tf.Tensor):
             total = tf.identity(grad, name="cross_replica_sum")
-            tf.compat.v1.add_to_collection(_REPLICA_GRADIENTS, grad)
-            tf.compat.v1.add_to_collection(_SUMMED_GRADIENTS, total)
-            tf.compat.v1.add_to_collection(_SUMMED_VARIABLES, var.op.name)
+            tf.compat.v1.add_to_collection(_GRADIENT_SUMS, (grad, total, var.op.name))
             grad = total
         summed.append((grad, var))
     return summed
@@ -91,11 +85,12 @@ def host_metric_updates(
     graph: tf.Graph, updates: list, loss, model_inputs
 ) -> HostMetricUpdates | None:
     """The slices of an evaluation whose metric_fn discovery called as the host did."""
-    device_tensors = graph.get_collection(_DEVICE_TENSORS)
-    if not device_tensors:
+    pairs = graph.get_collection(_HOST_CALL_TENSORS)
+    if not pairs:
         return None
-    device = graph_slice.slice_of((device_tensors, loss), model_inputs)
-    host_inputs = [*graph.get_collection(_HOST_INPUTS), loss]
+    device_tensors, concatenated = zip(*pairs, strict=True)
+    device = graph_slice.slice_of((list(device_tensors), loss), model_inputs)
+    host_inputs = [*concatenated, loss]
     # v1 metrics update under control dependencies on their values
     computed = frozenset(tensor.op.name for tensor in host_inputs)
     host = graph_slice.slice_of(updates, host_inputs, writes=True, ran_before=computed)
@@ -124,11 +119,13 @@ def replicated_step(
     slices share no op: the replicas then stay copies of each other. Its
     random ops (``random``: their occurrences, random_streams.py) run as the
     replicas' traces ran them: a kernel per replica, seeded as discovery's op."""
-    replica_gradients = graph.get_collection(_REPLICA_GRADIENTS)
-    if not replica_gradients:
+    sums = graph.get_collection(_GRADIENT_SUMS)
+    if not sums:
         return None
-    summed = graph.get_collection(_SUMMED_GRADIENTS)
-    gradients = graph_slice.slice_of((replica_gradients, spec.loss), model_inputs, random=random)
+    replica_gradients, summed, variables = zip(*sums, strict=True)
+    gradients = graph_slice.slice_of(
+        (list(replica_gradients), spec.loss), model_inputs, random=random
+    )
     updates = graph_slice.slice_of(
         spec.train_op, [*model_inputs, *summed], writes=True, random=random
     )
@@ -136,7 +133,7 @@ def replicated_step(
         return None
     if not _all_writes_follow(updates, {tensor.op.name for tensor in summed}):
         return None
-    return ReplicatedStep(gradients, updates, tuple(graph.get_collection(_SUMMED_VARIABLES)))
+    return ReplicatedStep(gradients, updates, variables)
 
 
 def _all_writes_follow(updates: graph_slice.GraphSlice, sums: set[str]) -> bool:

@@ -79,12 +79,11 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
         (discovery's on replicas): metric_fn called as the host called it, on
         the tensors concatenated across them (runtime/tf1/tpu_slices.py)."""
         eval_metric_ops = None
-        if self.eval_metrics and host_of_replicas is not None:
+        if self.eval_metrics:
             fn, tensors = self.eval_metrics
-            tensors = tpu_slices.host_inputs(tensors, host_of_replicas)
+            if host_of_replicas is not None:
+                tensors = tpu_slices.host_inputs(tensors, host_of_replicas)
             eval_metric_ops = call_host_fn((fn, tensors))
-        elif self.eval_metrics:
-            eval_metric_ops = call_host_fn(self.eval_metrics)
         hooks = host_call_hooks(self.host_call)
         scaffold = self.scaffold_fn() if self.scaffold_fn else None
         return EstimatorSpec(
