@@ -6,20 +6,21 @@ import dataclasses
 import re
 from pathlib import Path
 
-from migrator.data.diagnostics import CODES, RULES, Diagnostic
-from migrator.names.dialect import TF1, imports_runtime, tensorflow_dialect
-from migrator.names.program import FILE_ALONE, Program, switches_on
-from migrator.rules import chunked, hook_sessions, tf1_behaviour
-from migrator.rules.transform import Part, migrate_module
-from migrator.source.deep_stack import call_with_deep_stack
-from migrator.source.parsing import parse_with_libcst, parse_with_python
-from migrator.source.positions import Locator, physical_lines
+from estimator_revival.migrator.data.diagnostics import CODES, RULES, Diagnostic
+from estimator_revival.migrator.names.dialect import TF1, imports_runtime, tensorflow_dialect
+from estimator_revival.migrator.names.program import FILE_ALONE, Program, switches_on
+from estimator_revival.migrator.rules import chunked, hook_sessions, tf1_behaviour
+from estimator_revival.migrator.rules.transform import Part, migrate_module
+from estimator_revival.migrator.source.deep_stack import call_with_deep_stack
+from estimator_revival.migrator.source.parsing import parse_with_libcst, parse_with_python
+from estimator_revival.migrator.source.positions import Locator, physical_lines
 
 ALL_CODES = frozenset(CODES) | frozenset(RULES)
 
 # Files that mention none of these cannot hold anything to migrate or check; they
 # are skipped before parsing (most files of a large repository).
 LEGACY_WORDS = r"estimator|tensorflow|npu_bridge|export_savedmodel"
+# (estimator_revival, the runtime, and runtime, its former name: code migrated then)
 TRIGGER_WORDS = LEGACY_WORDS + r"|\b(?:from|import)\s+runtime\b"
 TRIGGER = re.compile(TRIGGER_WORDS)
 TRIGGER_BYTES = re.compile(TRIGGER_WORDS.encode())
@@ -102,10 +103,10 @@ def whole_file_part(
     """What every pass over the file shares, read from the whole file and its
     program: a file of a program written for TF 1 was written for TF 1 (unless it
     was migrated already: it imports the runtime)."""
-    dialect = tensorflow_dialect(code, tree)
-    if program.written_for_tf1 and not imports_runtime(tree):
+    dialect = tensorflow_dialect(code, tree, program.first_party)
+    if program.written_for_tf1 and not imports_runtime(tree, program.first_party):
         dialect = TF1
-    return Part(imports_before=imports_before, dialect=dialect)
+    return Part(imports_before=imports_before, dialect=dialect, first_party=program.first_party)
 
 
 def _with_hook_session_checks(migration: Migration, tree) -> Migration:

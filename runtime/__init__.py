@@ -1,7 +1,12 @@
-"""Runs unchanged TensorFlow 1 Estimator ``model_fn``s on TensorFlow 2.16+.
+"""estimator_revival: runs unchanged TensorFlow 1 Estimator ``model_fn``s on
+TensorFlow 2.16+, and rewrites the code that uses them (``estimator_revival.migrator``,
+the ``migrate`` command).
 
-The public surface mirrors the legacy namespaces: ``runtime.estimator`` stands
-where ``tf.estimator`` stood.
+The public surface mirrors the legacy namespaces: ``estimator_revival.estimator``
+stands where ``tf.estimator`` stood, ``estimator_revival.contrib`` where
+``tf.contrib`` did, ``estimator_revival.npu`` where Ascend's ``npu_bridge`` did.
+Importing the package itself only selects tf-keras, and never imports TensorFlow:
+``migrate`` lives beneath it and must stay light.
 """
 
 import os
@@ -17,9 +22,3 @@ if os.environ.setdefault("TF_USE_LEGACY_KERAS", "1") != "1":
     )
 
 __version__ = "0.1.0"
-
-from runtime.tf1.graph_code import leave_runtime_code_unconverted  # noqa: E402
-from runtime.tf1.tf_slim_support import restore_names_tf_slim_reads  # noqa: E402
-
-restore_names_tf_slim_reads()
-leave_runtime_code_unconverted()

@@ -40,7 +40,7 @@ import subprocess
 import types
 from pathlib import Path
 
-os.environ["TF_USE_LEGACY_KERAS"] = "1"  # as `import runtime` does
+os.environ["TF_USE_LEGACY_KERAS"] = "1"  # as `import estimator_revival` does
 
 import tensorflow as tf  # noqa: E402
 from tensorflow.tools.compatibility import all_renames_v2, tf_upgrade_v2  # noqa: E402

@@ -5,8 +5,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-# As `import runtime` does, before anything imports TensorFlow in this process: the
-# tests look TF 1 names up as the migrated code reaches them, with tf-keras.
+# A program's own `runtime` and `migrator` packages come first here too (as in every
+# process the tests start, helpers.sides.USER_PACKAGES): nothing reaches the bundled
+# runtime or the migrator by those names.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "user_packages"))
+# As `import estimator_revival` does, before anything imports TensorFlow in this
+# process: the tests look TF 1 names up as the migrated code reaches them, with tf-keras.
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 

@@ -1,6 +1,8 @@
 """migrator/ and runtime/ are layered (docs/architecture.md): each package
 imports only from its own layer or those below it, so no arrow runs back up and
-no cycle forms between packages."""
+no cycle forms between packages. Both install as ``estimator_revival`` (runtime/
+is the package, migrator/ its ``migrator`` subpackage); the runtime never imports
+the migrator, and the migrator imports nothing of the runtime."""
 
 import ast
 from pathlib import Path
@@ -59,13 +61,40 @@ def test_every_module_is_in_a_layer(package):
         assert layer is not None, path.relative_to(REPO)
 
 
+def _folder_and_part(module: str) -> tuple[str | None, str | None]:
+    """The repository folder an imported module lives in, and its first part there
+    (``estimator_revival.migrator.rules.x``: migrator/, ``rules``;
+    ``estimator_revival.engine.x``: runtime/, ``engine``)."""
+    parts = module.split(".")
+    if parts[0] != "estimator_revival" or len(parts) < 2:
+        return None, None
+    if parts[1] == "migrator":
+        return "migrator", (parts[2] if len(parts) > 2 else None)
+    return "runtime", parts[1]
+
+
 @pytest.mark.parametrize("package", sorted(LAYERS))
 def test_no_import_runs_back_up(package):
     for path, own in _modules(package):
         for module in _imports(path):
-            parts = module.split(".")
-            if parts[0] != package or len(parts) < 2:
+            folder, part = _folder_and_part(module)
+            if folder != package or part is None:
                 continue
-            layer = _layer_of(package, parts[1])
+            layer = _layer_of(package, part)
             if layer is not None:
                 assert layer <= own, f"{path.relative_to(REPO)} imports {module}, a layer above it"
+
+
+# `migrate --verify` looks names up in a process of its own, where the runtime is
+# imported as migrated code imports it.
+NAME_LOOKUP = REPO / "migrator" / "command" / "resolve_names.py"
+
+
+def test_the_two_parts_never_import_each_other():
+    for package in LAYERS:
+        for path, _ in _modules(package):
+            for module in _imports(path):
+                folder, _ = _folder_and_part(module)
+                if path == NAME_LOOKUP and module == "estimator_revival.estimator":
+                    continue
+                assert folder in (None, package), f"{path.relative_to(REPO)} imports {module}"

@@ -29,8 +29,8 @@ MARK = "GRAPH_PATHS "
 
 def probe(program: str, args: list[str]) -> None:
     """Runs ``program`` as its __main__ with discovery and the sliced step observed."""
-    from runtime.engine import steps
-    from runtime.tf1 import discovery
+    from estimator_revival.engine import steps
+    from estimator_revival.tf1 import discovery
 
     found = collections.Counter()
     discover, sliced_step = discovery.discover, steps.TrainPrograms._discovered_train_step

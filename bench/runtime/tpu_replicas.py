@@ -51,11 +51,11 @@ def _setup():
 
 def _estimator_side(side: str) -> dict:
     tf, x, y, strategy = _setup()
-    from runtime import estimator
-    from runtime.estimator import tpu
+    from estimator_revival import estimator
+    from estimator_revival.estimator import tpu
 
     if side == "every_replica":
-        from runtime.engine import steps
+        from estimator_revival.engine import steps
 
         sliced = steps.TracedModel.sliced
 

@@ -35,7 +35,7 @@ if SIDE == "legacy":
     estimator = tf.estimator
     estimator.Estimator  # noqa: B018
 else:  # the hand-written loop only needs the model_fns' module to import
-    from runtime import estimator
+    from estimator_revival import estimator
 EVAL_ROUNDS = 10
 
 RANDOM = np.random.RandomState(0)

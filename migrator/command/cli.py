@@ -15,15 +15,15 @@ from pathlib import Path
 
 import click
 
-from migrator import __version__
-from migrator.command import config, report, writing
-from migrator.command.files import Exclusion, FileResult, discover, read_candidate
-from migrator.command.progress import Progress
-from migrator.command.result_cache import ResultCache, default_directory
-from migrator.command.verify import LookupFailed, tensorflow_installed
-from migrator.command.verify import verify as check_names
-from migrator.command.workers import migrate_all
-from migrator.names.program import forget_programs
+from estimator_revival.migrator import __version__
+from estimator_revival.migrator.command import config, report, writing
+from estimator_revival.migrator.command.files import Exclusion, FileResult, discover, read_candidate
+from estimator_revival.migrator.command.progress import Progress
+from estimator_revival.migrator.command.result_cache import ResultCache, default_directory
+from estimator_revival.migrator.command.verify import LookupFailed, tensorflow_installed
+from estimator_revival.migrator.command.verify import verify as check_names
+from estimator_revival.migrator.command.workers import migrate_all
+from estimator_revival.migrator.names.program import forget_programs
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 import tomllib
 
-from migrator.migrate import ALL_CODES
+from estimator_revival.migrator.migrate import ALL_CODES
 
 ALWAYS_REPORTED = "MIG0"
 

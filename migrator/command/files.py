@@ -9,13 +9,13 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from migrator.command.notebook import NotebookError, migrate_notebook
-from migrator.data.diagnostics import Diagnostic
-from migrator.migrate import TRIGGER_BYTES, migrate_code
-from migrator.names.program import program_of
-from migrator.names.references import Reference, references
-from migrator.source.parsing import UnparsableSource
-from migrator.source.text import decode
+from estimator_revival.migrator.command.notebook import NotebookError, migrate_notebook
+from estimator_revival.migrator.data.diagnostics import Diagnostic
+from estimator_revival.migrator.migrate import TRIGGER_BYTES, migrate_code
+from estimator_revival.migrator.names.program import program_of
+from estimator_revival.migrator.names.references import Reference, references
+from estimator_revival.migrator.source.parsing import UnparsableSource
+from estimator_revival.migrator.source.text import decode
 
 SUFFIXES = (".py", ".ipynb")
 SKIPPED_DIRECTORIES = {
@@ -200,13 +200,12 @@ def migrate_file(
         if path.suffix == ".ipynb":
             new_text, diagnostics = migrate_notebook(source.text, path=str(path), enabled=enabled)
         else:
-            migration = migrate_code(
-                source.text, path=str(path), enabled=enabled, program=program_of(path)
-            )
+            program = program_of(path)
+            migration = migrate_code(source.text, path=str(path), enabled=enabled, program=program)
             new_text, diagnostics = migration.migrated, list(migration.diagnostics)
             result.reported_names = migration.reported_names
             if verify:
-                result.references = references(new_text)
+                result.references = references(new_text, program.first_party)
     except UnparsableSource as error:
         message = f"file could not be parsed ({error.message}); left untouched"
         return result.fail("MIG001", message, error.line, error.column)

@@ -16,11 +16,15 @@ import dataclasses
 import json
 import re
 
-from migrator.data.diagnostics import Diagnostic
-from migrator.migrate import migrate_code
-from migrator.source.ipython_syntax import PYTHON_CELL_MAGICS, cell_magic, magic_lines
-from migrator.source.parsing import UnparsableSource
-from migrator.source.positions import physical_lines
+from estimator_revival.migrator.data.diagnostics import Diagnostic
+from estimator_revival.migrator.migrate import migrate_code
+from estimator_revival.migrator.source.ipython_syntax import (
+    PYTHON_CELL_MAGICS,
+    cell_magic,
+    magic_lines,
+)
+from estimator_revival.migrator.source.parsing import UnparsableSource
+from estimator_revival.migrator.source.positions import physical_lines
 
 # A statement, not a comment: comments travel with the statement they precede, and
 # a statement the migration removes would take them along.

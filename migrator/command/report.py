@@ -12,20 +12,20 @@ import collections
 import dataclasses
 import difflib
 import json
-import sys
 from pathlib import Path
 
 import jinja2
 
-from migrator import __version__
-from migrator.command.files import FileResult
-from migrator.data.diagnostics import CODES
-from migrator.source.text import write_atomically
+from estimator_revival.migrator import __version__
+from estimator_revival.migrator.command.files import FileResult
+from estimator_revival.migrator.data.diagnostics import CODES
+from estimator_revival.migrator.source.text import write_atomically
 
-# templates/ in a checkout (editable install), or the copy a wheel installs.
+# The copy a wheel installs (estimator_revival/migrator/templates), or templates/
+# in a checkout (an editable install).
 TEMPLATE_DIRECTORIES = [
+    Path(__file__).resolve().parents[1] / "templates",
     Path(__file__).resolve().parents[2] / "templates",
-    Path(sys.prefix) / "share" / "estimator-revival" / "templates",
 ]
 FORMATS = {".json": None, ".md": "report.md.j2", ".html": "report.html.j2"}
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "note": 2}

@@ -52,7 +52,8 @@ def _module(name: str, modules: dict):
 
 def main() -> None:
     try:
-        import runtime  # noqa: F401 -- selects tf-keras, as migrated code does
+        # tf-keras selected and TensorFlow set up, as migrated code has them
+        import estimator_revival.estimator  # noqa: F401
     except ImportError:
         try:
             import tensorflow  # noqa: F401

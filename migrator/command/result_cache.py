@@ -20,9 +20,9 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-import migrator
-from migrator.command.files import FileResult
-from migrator.names.program import program_of
+from estimator_revival import migrator
+from estimator_revival.migrator.command.files import FileResult
+from estimator_revival.migrator.names.program import program_of
 
 _PACKAGE = Path(migrator.__file__).resolve().parent
 

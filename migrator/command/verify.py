@@ -25,9 +25,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from migrator.command.files import FileResult
-from migrator.data.diagnostics import Diagnostic
-from migrator.source.text import write_atomically
+from estimator_revival.migrator.command.files import FileResult
+from estimator_revival.migrator.data import symbols
+from estimator_revival.migrator.data.diagnostics import Diagnostic
+from estimator_revival.migrator.source.text import write_atomically
 
 NO_TENSORFLOW = 3  # resolve_names' exit code when TensorFlow cannot be imported
 
@@ -61,7 +62,7 @@ def look_up(names: set[str]) -> Verification:
 
 def _look_up_now(names: set[str]) -> Verification:
     done = subprocess.run(
-        [sys.executable, "-m", "migrator.command.resolve_names"],
+        [sys.executable, "-m", f"{symbols.PACKAGE}.migrator.command.resolve_names"],
         input=json.dumps(sorted(names)),
         capture_output=True,
         text=True,
@@ -157,7 +158,7 @@ class _Cache:
 
 def _runtime_sources_hash() -> str:
     """The runtime's sources as installed (its names change with them)."""
-    spec = importlib.util.find_spec("runtime")
+    spec = importlib.util.find_spec(symbols.PACKAGE)
     digest = hashlib.sha256()
     for location in (spec.submodule_search_locations or []) if spec else []:
         for path in sorted(Path(location).rglob("*.py")):

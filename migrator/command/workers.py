@@ -26,8 +26,8 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-from migrator.command.files import FileResult, migrate_file
-from migrator.command.progress import Progress
+from estimator_revival.migrator.command.files import FileResult, migrate_file
+from estimator_revival.migrator.command.progress import Progress
 
 # Below this many files, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 32

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from migrator.command.files import FileResult
-from migrator.source.text import write_atomically
+from estimator_revival.migrator.command.files import FileResult
+from estimator_revival.migrator.source.text import write_atomically
 
 
 def check_out_directory(out: Path, roots: Sequence[Path], *, force: bool) -> None:

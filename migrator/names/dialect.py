@@ -10,8 +10,10 @@ so the migrator cannot assume either:
   ``tf.layers``, ``tf.flags``, ``tf.contrib``...): it ran on TF 1.x.
 * ``tf2``: it does not, and it reaches TF 1 behaviour through ``tf.compat.v1`` /
   ``tensorflow.compat``: it ran on TF 2.x.
-* ``tf2`` too: it imports the bundled ``runtime``, so it was written or migrated for
-  TF 2.16+ (a second ``migrate`` run on its own output must read it as the first did).
+* ``tf2`` too: it imports the bundled runtime (``estimator_revival``, or ``runtime``,
+  its former name, where the program has no ``runtime`` of its own), so it was
+  written or migrated for TF 2.16+ (a second ``migrate`` run on its own output must
+  read it as the first did).
 * ``unknown``: neither.
 """
 
@@ -20,20 +22,23 @@ from __future__ import annotations
 import ast
 import re
 
-from migrator.data import symbols
+from estimator_revival.migrator.data import symbols
 
 TF1, TF2, UNKNOWN = "tf1", "tf2", "unknown"
 
 _STATEMENT_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def tensorflow_dialect(code: str, tree: ast.Module) -> str:
+def tensorflow_dialect(
+    code: str, tree: ast.Module, first_party: frozenset[str] = frozenset()
+) -> str:
+    """``first_party``: the program's own top-level modules (``migrator.names.program``)."""
     if tf1_only_name(code, tree):
         return TF1
     uses_compat = any(
         reference.startswith("tensorflow.compat") for reference in _references(code, tree)
     )
-    return TF2 if uses_compat or imports_runtime(tree) else UNKNOWN
+    return TF2 if uses_compat or imports_runtime(tree, first_party) else UNKNOWN
 
 
 def tf1_only_name(code: str, tree: ast.Module) -> str:
@@ -51,7 +56,10 @@ def _references(code: str, tree: ast.Module):
                 yield qualified + match.group(1)
 
 
-def imports_runtime(tree: ast.Module) -> bool:
+def imports_runtime(tree: ast.Module, first_party: frozenset[str] = frozenset()) -> bool:
+    """Whether the module imports the bundled runtime, under its name or its former
+    one (unless the program's own module has that name)."""
+    runtime_names = {symbols.PACKAGE, symbols.FORMER_PACKAGE} - first_party
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
@@ -59,7 +67,7 @@ def imports_runtime(tree: ast.Module) -> bool:
             modules = [node.module]
         else:
             continue
-        if any(module == "runtime" or module.startswith("runtime.") for module in modules):
+        if any(module.split(".")[0] in runtime_names for module in modules):
             return True
     return False
 

@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import GlobalScope, Scope
 
-from migrator.names.scopes import NeedsFullScopes, Scopes
+from estimator_revival.migrator.names.scopes import NeedsFullScopes, Scopes
 
 
 class ImportScopes(Scopes):
@@ -40,8 +40,9 @@ class ImportScopes(Scopes):
         bound_otherwise: set[str],
         loads: Counter[str],
         may_annotate_with_strings: bool,
+        first_party: frozenset[str],
     ) -> None:
-        super().__init__(global_scope)
+        super().__init__(global_scope, first_party=first_party)
         self._import_parts = import_parts  # ids of the names inside import statements
         self._bound_otherwise = bound_otherwise
         self._loads = loads
@@ -71,7 +72,9 @@ class ImportScopes(Scopes):
             raise NeedsFullScopes(f"{name} is bound by more than imports")
 
 
-def import_scopes(module: cst.Module, tree: ast.Module) -> ImportScopes | None:
+def import_scopes(
+    module: cst.Module, tree: ast.Module, *, first_party: frozenset[str] = frozenset()
+) -> ImportScopes | None:
     """The import-only answers for ``module`` (``tree``: its ``ast``), or None if the
     file needs the full analysis: a wildcard import, an import inside a function or
     class, a name an import binds that is also bound otherwise (assigned, a
@@ -91,6 +94,7 @@ def import_scopes(module: cst.Module, tree: ast.Module) -> ImportScopes | None:
         bound_otherwise=names.bound_otherwise,
         loads=names.uses,
         may_annotate_with_strings=names.string_annotations,
+        first_party=first_party,
     )
 
 

@@ -12,6 +12,10 @@ A *program* is the directory that holds a file's top-level package (the file's o
 directory for a script beside others). It was written for TF 1 when any of its
 files uses a name only TF 1 had (``migrator.names.dialect``), or a requirement file of it
 or of a directory above it (up to the repository's root) pins TensorFlow 1.
+
+The program's own top-level modules and packages (what ``import x`` finds in its
+directory before anything installed) are its own: a project's ``runtime`` package
+is not the bundled runtime's former name, nor its ``npu_bridge`` Ascend's.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ import re
 import threading
 from pathlib import Path
 
-from migrator.names import dialect
+from estimator_revival.migrator.data import symbols
+from estimator_revival.migrator.names import dialect
 
 _REQUIREMENT_FILES = (
     "requirements*.txt",
@@ -77,6 +82,8 @@ class Program:
     reason: str = ""  # why TF 1: "model.py uses tensorflow.contrib"
     switched: bool = False  # a module calls disable_v2_behavior() of its own
     entry_points: tuple[Path, ...] = ()
+    # its own top-level modules that bear a name the migration resolves
+    first_party: frozenset[str] = frozenset()
 
     @property
     def needs_switch(self) -> bool:
@@ -85,9 +92,10 @@ class Program:
 
     def fingerprint(self) -> str:
         """What a migration's result depends on (the result cache's key)."""
+        own = ",".join(sorted(self.first_party))
         if not self.written_for_tf1:
-            return ""
-        return f"tf1|{self.reason}|{self.switched}|{sorted(map(str, self.entry_points))}"
+            return own and f"own|{own}"
+        return f"tf1|{self.reason}|{self.switched}|{sorted(map(str, self.entry_points))}|{own}"
 
 
 FILE_ALONE = Program(root=Path())
@@ -148,7 +156,25 @@ def _read_program(root: Path) -> Program:
         if not reason and decided:  # by an earlier run, whose rewrites hid the reason
             reason = decided.group(1)
     reason = reason or _pinned_tf1(root)
-    return Program(root, bool(reason), reason, switched, tuple(entry_points))
+    return Program(
+        root, bool(reason), reason, switched, tuple(entry_points), _own_resolved_modules(root)
+    )
+
+
+def _own_resolved_modules(root: Path) -> frozenset[str]:
+    """The top-level modules and packages in ``root`` whose names the migration
+    would otherwise resolve (``runtime``, ``npu_bridge``, ``tensorflow``...)."""
+    names = set()
+    for entry in root.iterdir() if root.is_dir() else ():
+        if entry.suffix == ".py" and entry.is_file():
+            names.add(entry.stem)
+        elif entry.is_dir() and any(entry.glob("*.py")):
+            names.add(entry.name)  # a package, or a namespace package's portion
+    return frozenset(
+        name
+        for name in names
+        if name in (symbols.PACKAGE, symbols.FORMER_PACKAGE) or symbols.may_act_under(name)
+    )
 
 
 def switches_on(code: str) -> bool:

@@ -15,10 +15,11 @@ import dataclasses
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from migrator.names.import_scopes import import_scopes
-from migrator.names.scopes import FullScopes, Scopes
-from migrator.source.parsing import parse_with_libcst
-from migrator.source.positions import Locator, attribute_key
+from estimator_revival.migrator.data import symbols
+from estimator_revival.migrator.names.import_scopes import import_scopes
+from estimator_revival.migrator.names.scopes import FullScopes, Scopes
+from estimator_revival.migrator.source.parsing import parse_with_libcst
+from estimator_revival.migrator.source.positions import Locator, attribute_key
 
 # The exceptions a missing module or attribute raises, and their bases.
 _LOOKUP_ERRORS = frozenset(
@@ -26,7 +27,7 @@ _LOOKUP_ERRORS = frozenset(
 )
 
 CHECKED_ROOTS = frozenset(
-    {"tensorflow", "runtime", "tf_keras", "npu_bridge", "tensorflow_estimator"}
+    {"tensorflow", symbols.PACKAGE, "tf_keras", "npu_bridge", "tensorflow_estimator"}
 )
 
 
@@ -37,11 +38,13 @@ class Reference:
     column: int
 
 
-def references(code: str) -> list[Reference]:
-    """Raises ``migrator.source.parsing.UnparsableSource`` if ``code`` does not parse."""
+def references(code: str, first_party: frozenset[str] = frozenset()) -> list[Reference]:
+    """Raises ``migrator.source.parsing.UnparsableSource`` if ``code`` does not parse.
+    ``first_party``: the program's own top-level modules, which are not checked."""
     module = parse_with_libcst(code)
     locator = Locator(code)
-    collector = _Collector(import_scopes(module, locator.tree) or FullScopes(module))
+    scopes = import_scopes(module, locator.tree, first_party=first_party)
+    collector = _Collector(scopes or FullScopes(module, first_party=first_party))
     module.visit(collector)
     return [Reference(name, *locator.locate(*where)) for name, where in collector.found]
 
@@ -82,7 +85,7 @@ class _Collector(cst.CSTVisitor):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = get_full_name_for_node(node.module) if node.module else ""
         where = self._occurrence(("from", "." * len(node.relative) + module))
-        if node.relative or module.split(".")[0] not in CHECKED_ROOTS:
+        if node.relative or not self._checked(module):
             return
         if isinstance(node.names, cst.ImportStar):
             self._add(module, where)
@@ -94,8 +97,11 @@ class _Collector(cst.CSTVisitor):
         names = [get_full_name_for_node(alias.name) for alias in node.names]
         where = self._occurrence(("import", ",".join(names)))
         for name in names:
-            if name.split(".")[0] in CHECKED_ROOTS:
+            if self._checked(name):
                 self._add(name, where)
+
+    def _checked(self, module: str) -> bool:
+        return module.split(".")[0] in CHECKED_ROOTS and self._scopes.resolves(module)
 
 
 def _catches_lookup_errors(handler: cst.ExceptHandler) -> bool:

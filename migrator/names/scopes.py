@@ -28,8 +28,8 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from migrator.data.symbols import public_name
-from migrator.source.positions import dotted_name
+from estimator_revival.migrator.data.symbols import public_name
+from estimator_revival.migrator.source.positions import dotted_name
 
 
 class NeedsFullScopes(Exception):
@@ -49,10 +49,18 @@ def module_scopes(module: cst.Module) -> Mapping[cst.CSTNode, Scope]:
 
 class Scopes(abc.ABC):
     """The questions, answered from a libcst global scope; subclasses say which
-    scope a node is in."""
+    scope a node is in. Names imported from the program's own top-level modules
+    (``first_party``) resolve to none of the packages the migration knows: a
+    project's own ``runtime`` or ``npu_bridge`` is its own."""
 
-    def __init__(self, global_scope: GlobalScope) -> None:
+    def __init__(self, global_scope: GlobalScope, *, first_party: frozenset[str]) -> None:
         self._global = global_scope
+        self._first_party = first_party
+
+    def resolves(self, qualified: str) -> bool:
+        """Whether a qualified name may be one of the packages the migration knows
+        (not one of the program's own modules)."""
+        return qualified.split(".")[0] not in self._first_party
 
     @abc.abstractmethod
     def scope_of(self, node: cst.CSTNode) -> Scope | None: ...
@@ -71,7 +79,9 @@ class Scopes(abc.ABC):
             for q in scope.get_qualified_names_for(node)
             if q.source == QualifiedNameSource.IMPORT
         }
-        return public_name(names.pop()) if len(names) == 1 else None
+        if len(names) != 1 or not self.resolves(name := names.pop()):
+            return None
+        return public_name(name)
 
     def at_module_level(self, node: cst.CSTNode) -> bool:
         return isinstance(self.scope_of(node), GlobalScope)
@@ -83,8 +93,8 @@ class Scopes(abc.ABC):
         for assignment in self._global.assignments:
             if isinstance(assignment.node, (cst.Import, cst.ImportFrom)):
                 names = self._global.get_qualified_names_for(assignment.name)
-                if len(names) == 1:
-                    found[assignment.name] = (next(iter(names)).name, assignment.node)
+                if len(names) == 1 and self.resolves(qualified := next(iter(names)).name):
+                    found[assignment.name] = (qualified, assignment.node)
         return found
 
     def binds(self, name: str) -> bool:
@@ -104,9 +114,9 @@ class Scopes(abc.ABC):
 class FullScopes(Scopes):
     """libcst's scope analysis of the whole module."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, *, first_party: frozenset[str] = frozenset()) -> None:
         self._scopes = module_scopes(module)
-        super().__init__(self._scopes[module])
+        super().__init__(self._scopes[module], first_party=first_party)
 
     def scope_of(self, node: cst.CSTNode) -> Scope | None:
         return self._scopes.get(node)

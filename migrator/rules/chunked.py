@@ -21,13 +21,13 @@ import re
 
 import libcst as cst
 
-from migrator.data import symbols
-from migrator.data.diagnostics import Diagnostic
-from migrator.rules.module_edits import ModuleEdits
-from migrator.rules.transform import Part, migrate_module
-from migrator.source.parsing import UnparsableSource, parse_with_libcst
-from migrator.source.positions import Locator, physical_lines
-from migrator.source.segments import Segment, has_wildcard_import, split
+from estimator_revival.migrator.data import symbols
+from estimator_revival.migrator.data.diagnostics import Diagnostic
+from estimator_revival.migrator.rules.module_edits import ModuleEdits
+from estimator_revival.migrator.rules.transform import Part, migrate_module
+from estimator_revival.migrator.source.parsing import UnparsableSource, parse_with_libcst
+from estimator_revival.migrator.source.positions import Locator, physical_lines
+from estimator_revival.migrator.source.segments import Segment, has_wildcard_import, split
 
 LARGE_FILE_LINES = 4000  # files above this are migrated in parts
 PART_LINES = 2000

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from migrator.data.diagnostics import Diagnostic
+from estimator_revival.migrator.data.diagnostics import Diagnostic
 
 CODE = "MIG110"
 _SESSION_PARAMETER = {"after_create_session": 1, "end": 1}  # after self

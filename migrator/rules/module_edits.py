@@ -15,6 +15,8 @@ from collections import Counter
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from estimator_revival.migrator.data import symbols
+
 # (module, name, alias): ``from module import name as alias``; ``import name`` when
 # the module is ""
 ImportKey = tuple[str, str, "str | None"]
@@ -91,7 +93,7 @@ class ModuleEdits:
         imports = self.imports()
         # (order key, whether the import may follow that statement) of each user
         users = [(need.order[0], need.after_its_statement) for need in self.needed_imports]
-        adds_runtime = any(_is_runtime(module or name) for module, name, _ in imports)
+        adds_runtime = any(symbols.in_runtime(module or name) for module, name, _ in imports)
         if self.first_v1_layers_use is not None and not adds_runtime and not _imports_runtime(body):
             new.append(_SELECT_LEGACY_KERAS)
             users = [(self.first_v1_layers_use, False)]
@@ -162,7 +164,7 @@ def _import_statement(module: str, name: str, alias: str | None) -> cst.SimpleSt
 # TF 2.16+ resolves tf.compat.v1.layers through Keras 3, where they fail; importing
 # the runtime selects tf-keras (TF_USE_LEGACY_KERAS=1) before they are first used.
 _SELECT_LEGACY_KERAS = cst.SimpleStatementLine(
-    [cst.Import(names=[cst.ImportAlias(cst.Name("runtime"))])],
+    [cst.Import(names=[cst.ImportAlias(cst.Name(symbols.PACKAGE))])],
     trailing_whitespace=cst.TrailingWhitespace(
         whitespace=cst.SimpleWhitespace("  "),
         comment=cst.Comment("# noqa: F401 -- selects tf-keras for tf.compat.v1.layers"),
@@ -182,13 +184,9 @@ def _imports_runtime(body) -> bool:
                 names = [get_full_name_for_node(alias.name) for alias in node.names]
             else:
                 continue
-            if any(_is_runtime(name) for name in names):
+            if any(symbols.in_runtime(name) for name in names):
                 return True
     return False
-
-
-def _is_runtime(module: str) -> bool:
-    return module == "runtime" or module.startswith("runtime.")
 
 
 def _import_key(statement) -> tuple | None:

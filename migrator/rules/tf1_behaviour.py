@@ -13,9 +13,9 @@ import ast
 
 import libcst as cst
 
-from migrator.data.diagnostics import Diagnostic
-from migrator.names.program import DECISION, DECISION_MARK, Program
-from migrator.rules.module_edits import after_last_import
+from estimator_revival.migrator.data.diagnostics import Diagnostic
+from estimator_revival.migrator.names.program import DECISION, DECISION_MARK, Program
+from estimator_revival.migrator.rules.module_edits import after_last_import
 
 RULE = "MIG204"
 NO_ENTRY_POINT = "MIG109"

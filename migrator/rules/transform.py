@@ -2,8 +2,10 @@
 imports and rewrites what it can.
 
 * Estimator API (rule MIG201): ``tf.estimator.X`` becomes ``tf_estimator.X`` with
-  ``from runtime import estimator as tf_estimator`` added; ``from
-  tensorflow.estimator import X`` becomes ``from runtime.estimator import X``.
+  ``from estimator_revival import estimator as tf_estimator`` added; ``from
+  tensorflow.estimator import X`` becomes ``from estimator_revival.estimator import X``
+  (and code migrated under the runtime's former name, ``from runtime import
+  estimator``, is converted the same way).
 * TF1-only symbols (MIG202): ``tf.layers.dense`` becomes
   ``tf.compat.v1.layers.dense`` (table generated from tf_upgrade_v2's data).
 * ``est.export_savedmodel(...)`` becomes ``est.export_saved_model(...)`` (MIG203).
@@ -27,19 +29,19 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from migrator.data import symbols
-from migrator.data.diagnostics import Diagnostic
-from migrator.names import dialect
-from migrator.names.import_scopes import import_scopes
-from migrator.names.scopes import FullScopes, NeedsFullScopes, Scopes
-from migrator.rules.module_edits import (
+from estimator_revival.migrator.data import symbols
+from estimator_revival.migrator.data.diagnostics import Diagnostic
+from estimator_revival.migrator.names import dialect
+from estimator_revival.migrator.names.import_scopes import import_scopes
+from estimator_revival.migrator.names.scopes import FullScopes, NeedsFullScopes, Scopes
+from estimator_revival.migrator.rules.module_edits import (
     ModuleEdits,
     NeededImport,
     bound_name,
     dotted,
     removable_import_binding,
 )
-from migrator.source.positions import Locator, attribute_key, dotted_name
+from estimator_revival.migrator.source.positions import Locator, attribute_key, dotted_name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,13 +51,16 @@ class Part:
     statement, and whether this pass applies the module-level edits (with those of
     the earlier passes). Added imports go before the first statement whose comment
     is ``imports_before``, if one is given (a notebook's first Python cell). The
-    ``dialect`` is ``migrator.names.dialect``'s reading of the whole file."""
+    ``dialect`` is ``migrator.names.dialect``'s reading of the whole file; names
+    resolve to the program's own modules before TensorFlow's or the runtime's
+    (``first_party``: ``migrator.names.program``)."""
 
     statement_keys: Sequence[int] | None = None
     finishes: bool = True
     earlier_edits: ModuleEdits = dataclasses.field(default_factory=ModuleEdits)
     imports_before: str | None = None
     dialect: str = dialect.UNKNOWN  # the TensorFlow the whole file was written for
+    first_party: frozenset[str] = frozenset()  # the program's own top-level modules
 
 
 class MigrateTransformer(cst.CSTTransformer):
@@ -190,6 +195,9 @@ class MigrateTransformer(cst.CSTTransformer):
         if symbols.in_runtime(qualified):
             self._check_runtime_name(original, qualified)
             return updated
+        if symbols.current_name(qualified) is not None:  # its import is renamed instead
+            self._check_runtime_name(original, symbols.current_name(qualified))
+            return updated
         canonical = symbols.canonical(qualified)
         if canonical is not None:
             return self._estimator_reference(original, updated, qualified, canonical)
@@ -197,7 +205,7 @@ class MigrateTransformer(cst.CSTTransformer):
 
     def _check_runtime_name(self, node, qualified: str) -> None:
         """Code already migrated: its runtime names must exist, on every run."""
-        canonical = qualified.removeprefix("runtime.")
+        canonical = symbols.runtime_path(qualified)
         if not symbols.available(canonical):
             self._report(
                 node,
@@ -255,7 +263,7 @@ class MigrateTransformer(cst.CSTTransformer):
             "MIG101",
             f"{_short(qualified)} has no equivalent in the bundled runtime yet; left unchanged",
             symbols.instead(canonical) or "",
-            names=(qualified, "runtime." + canonical),
+            names=(qualified, symbols.runtime_module(canonical)),
         )
 
     def _replace_namespace(self, original, updated):
@@ -296,16 +304,16 @@ class MigrateTransformer(cst.CSTTransformer):
             self.edits.rewritten_roots[root.value] += 1
 
     def _runtime_name(self, namespace: str) -> str:
-        """The name that refers to ``runtime.<namespace>`` here, importing it once."""
+        """The name that refers to the runtime's ``namespace`` here, importing it once."""
         if namespace not in self._bound:
-            already = self._bound_to("runtime." + namespace)
+            already = self._bound_to(symbols.runtime_module(namespace))
             if already is not None:
                 self._bound[namespace] = already
                 return already
             alias = symbols.RUNTIME_ALIASES[namespace]
             if self._scopes.binds(alias):
                 alias = "runtime_" + namespace.replace(".", "_")
-            module, _, name = ("runtime." + namespace).rpartition(".")
+            module, _, name = symbols.runtime_module(namespace).rpartition(".")
             self._need_import((module, name, alias))
             self._bound[namespace] = alias
         return self._bound[namespace]
@@ -542,6 +550,12 @@ class MigrateTransformer(cst.CSTTransformer):
     def leave_ImportFrom(
         self, original: cst.ImportFrom, updated: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
+        if self._first_party(original):
+            return updated
+        if original.module is not None and not original.relative:
+            current = symbols.current_name(get_full_name_for_node(original.module))
+            if current is not None:
+                return self._from_former_package(original, updated, current)
         updated, only_twins = self._import_public_twins(original, updated)
         if only_twins:
             return updated
@@ -550,6 +564,21 @@ class MigrateTransformer(cst.CSTTransformer):
         if id(original) not in self._top_level_imports:
             self._report_gone_import(original, new)
         return new
+
+    def _from_former_package(self, original: cst.ImportFrom, updated: cst.ImportFrom, module: str):
+        """``from runtime.contrib import rnn`` (the runtime's former name) imports from
+        ``estimator_revival.contrib`` instead; its names are checked as the
+        runtime's own."""
+        if isinstance(original.names, cst.ImportStar):
+            namespace = symbols.runtime_path(module)
+            if namespace in symbols.WILDCARD_NAMESPACES:
+                self._report_missing_wildcard_names(original, namespace)
+        else:
+            for alias in original.names:
+                self._check_runtime_name(original, f"{module}.{get_full_name_for_node(alias.name)}")
+        if "MIG201" not in self.enabled:
+            return updated
+        return updated.with_changes(module=dotted(module))
 
     def _import_public_twins(self, original: cst.ImportFrom, updated: cst.ImportFrom):
         """``from tensorflow.python.keras.layers import LSTM, Layer``: each private
@@ -606,7 +635,7 @@ class MigrateTransformer(cst.CSTTransformer):
         if self._scopes.at_module_level(original):
             for alias, (target_module, name) in moved:
                 bound = bound_name(alias)
-                self._bound.setdefault(f"{target_module}.{name}".removeprefix("runtime."), bound)
+                self._bound.setdefault(symbols.runtime_path(f"{target_module}.{name}"), bound)
         return self._moved_out_of(updated, moved, [alias for alias, _ in kept])
 
     def _need_imports(self, moved) -> None:
@@ -623,11 +652,11 @@ class MigrateTransformer(cst.CSTTransformer):
 
     def _wildcard_import(self, original, updated, module: str):
         """``from npu_bridge.npu_init import *`` (the usual Ascend preamble) becomes
-        ``from runtime.npu import *``; names the file takes from it that the
+        ``from estimator_revival.npu import *``; names the file takes from it that the
         runtime lacks are reported, on every run (also once it is rewritten).
         Other legacy wildcard imports stay as they are."""
-        runtime_namespace = module.removeprefix("runtime.")
-        if module.startswith("runtime.") and runtime_namespace in symbols.WILDCARD_NAMESPACES:
+        runtime_namespace = symbols.runtime_path(module)
+        if symbols.in_runtime(module) and runtime_namespace in symbols.WILDCARD_NAMESPACES:
             self._report_missing_wildcard_names(original, runtime_namespace)
             return updated
         namespace = symbols.canonical(module)
@@ -646,7 +675,7 @@ class MigrateTransformer(cst.CSTTransformer):
         self._report_missing_wildcard_names(original, namespace)
         if "MIG201" not in self.enabled:
             return updated
-        return updated.with_changes(module=dotted(f"runtime.{namespace}"))
+        return updated.with_changes(module=dotted(symbols.runtime_module(namespace)))
 
     def _report_missing_wildcard_names(self, node: cst.ImportFrom, namespace: str) -> None:
         provided = symbols.members(namespace)
@@ -671,10 +700,13 @@ class MigrateTransformer(cst.CSTTransformer):
         canonical = self._flavour_meant(qualified, canonical)
         if not self._runtime_has(node, qualified, canonical):
             return None
-        target_module, _, name = ("runtime." + canonical).rpartition(".")
+        target_module, _, name = symbols.runtime_module(canonical).rpartition(".")
         return target_module, name
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        if self._first_party(original):
+            return updated
+        updated = self._renamed_former_package(original, updated)
         self._report_private_import(original)
         for alias in original.names:
             name = get_full_name_for_node(alias.name)
@@ -683,12 +715,43 @@ class MigrateTransformer(cst.CSTTransformer):
                 self._report(
                     original,
                     "MIG101",
-                    f"import {name}: refer to it as runtime.{canonical} instead; left unchanged",
+                    f"import {name}: refer to it as {symbols.runtime_module(canonical)} "
+                    "instead; left unchanged",
                     names=(name,),
                 )
         if id(original) not in self._top_level_imports:
             self._report_gone_import(original, updated)
         return updated
+
+    def _renamed_former_package(self, original: cst.Import, statement: cst.Import) -> cst.Import:
+        """``import runtime`` (the runtime's former name; migrate wrote it to select
+        tf-keras) becomes ``import estimator_revival``, bound to the name it had
+        where the module uses that name; ``import runtime.x as y``, ``import
+        estimator_revival.x as y``. (``import runtime.x`` binds ``runtime``, which
+        no import of the new name can: reported.)"""
+        current = [symbols.current_name(get_full_name_for_node(a.name)) for a in statement.names]
+        if "MIG201" not in self.enabled or not any(current):
+            return statement
+        names = []
+        for alias, name in zip(statement.names, current, strict=True):
+            if name == symbols.PACKAGE:
+                keeps_binding = alias.asname is None and self._scopes.uses(symbols.FORMER_PACKAGE)
+                asname = cst.AsName(name=cst.Name(symbols.FORMER_PACKAGE))
+                alias = alias.with_changes(
+                    name=cst.Name(name), asname=asname if keeps_binding else alias.asname
+                )
+            elif name is not None and alias.asname is not None:
+                alias = alias.with_changes(name=dotted(name))
+            elif name is not None:
+                self._report(
+                    original,
+                    "MIG101",
+                    f"import {get_full_name_for_node(alias.name)}: the runtime's former "
+                    "name; left unchanged",
+                    f"import {name} as a name of its own and refer to it by that name",
+                )
+            names.append(alias)
+        return statement.with_changes(names=names)
 
     # ----------------------------------------------------------- the module
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
@@ -743,7 +806,7 @@ class MigrateTransformer(cst.CSTTransformer):
     def _report_gone_import(self, original, updated) -> None:
         """An import statement left from a package TF 2 stacks do not have: the file
         cannot be imported (reported once per statement, unless already reported)."""
-        if id(original) in self._reported_nodes:
+        if id(original) in self._reported_nodes or self._first_party(updated):
             return
         for module in _imported_modules(updated):
             verdict = symbols.gone(module)
@@ -760,6 +823,11 @@ class MigrateTransformer(cst.CSTTransformer):
                 return
 
     # ---------------------------------------------------------------- helpers
+    def _first_party(self, node: cst.Import | cst.ImportFrom) -> bool:
+        """Whether an import statement imports the program's own modules (a
+        ``runtime`` package of its own is not the bundled runtime's former name)."""
+        return not all(self._scopes.resolves(module) for module in _imported_modules(node))
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """Turns TF 1's dataset iterator methods into functions."""
         if "MIG202" not in self.enabled or not isinstance(original.func, cst.Attribute):
@@ -911,16 +979,16 @@ def migrate_module(
     Names resolve through the module's imports alone where that is exact
     (``migrator.names.import_scopes``), else through libcst's full scope analysis.
     """
-    scopes = import_scopes(module, locator.tree)
+    first_party = (part or Part()).first_party
+    scopes = import_scopes(module, locator.tree, first_party=first_party)
     if scopes is not None:
         transformer = MigrateTransformer(locator, scopes, path=path, enabled=enabled, part=part)
         try:
             return module.visit(transformer), transformer
         except NeedsFullScopes:
             pass
-    transformer = MigrateTransformer(
-        locator, FullScopes(module), path=path, enabled=enabled, part=part
-    )
+    scopes = FullScopes(module, first_party=first_party)
+    transformer = MigrateTransformer(locator, scopes, path=path, enabled=enabled, part=part)
     return module.visit(transformer), transformer
 
 

@@ -40,15 +40,27 @@ def decode(data: bytes) -> SourceText:
     return SourceText(data.decode(encoding), encoding, bom)
 
 
+def _process_umask() -> int:
+    """The umask, read once (setting it is the only way to read it, so not in a
+    thread that writes files)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+_NEW_FILE_MODE = 0o666 & ~_process_umask()
+
+
 def write_atomically(path: Path, data: bytes) -> None:
-    """Replaces ``path`` in one rename, keeping its mode; readers never see half a file."""
-    mode = path.stat().st_mode if path.exists() else None
+    """Replaces ``path`` in one rename, keeping its mode (a new file gets the mode
+    the umask gives any file the user creates, not the temporary file's 0600);
+    readers never see half a file."""
+    mode = path.stat().st_mode if path.exists() else _NEW_FILE_MODE
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as f:
             f.write(data)
-        if mode is not None:
-            os.chmod(temporary, mode)
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

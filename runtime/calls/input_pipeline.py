@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import tensorflow as tf
 
-from runtime.distribute.replication import Replication
+from estimator_revival.distribute.replication import Replication
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,7 +12,7 @@ import logging
 import tensorflow as tf
 from tensorflow.python.util import function_utils
 
-from runtime.calls.spec import EstimatorSpec
+from estimator_revival.calls.spec import EstimatorSpec
 
 log = logging.getLogger("tensorflow")
 

@@ -11,8 +11,8 @@ import collections
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.type_checks import instances_of
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.type_checks import instances_of
 
 LOSS_METRIC_KEY = "loss"
 

@@ -6,10 +6,10 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.feature_column import feature_column_v2 as fc
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.canned.heads import RegressionHead, classification_head
-from runtime.canned.optimizers import keras_optimizer
-from runtime.engine.estimator import Estimator
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.canned.heads import RegressionHead, classification_head
+from estimator_revival.canned.optimizers import keras_optimizer
+from estimator_revival.engine.estimator import Estimator
 
 # The learning rate of an optimizer named by a string.
 LEARNING_RATE = 0.3

@@ -4,11 +4,11 @@ flavour): feature columns into a stack of dense layers, then a head."""
 import tensorflow as tf
 import tf_keras
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.canned.heads import RegressionHead, classification_head
-from runtime.canned.inputs import require_features_dict, require_v2_columns
-from runtime.canned.optimizers import keras_optimizer
-from runtime.engine.estimator import Estimator
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.canned.heads import RegressionHead, classification_head
+from estimator_revival.canned.inputs import require_features_dict, require_v2_columns
+from estimator_revival.canned.optimizers import keras_optimizer
+from estimator_revival.engine.estimator import Estimator
 
 
 def layer_summaries(value, tag: str) -> None:

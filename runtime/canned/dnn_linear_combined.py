@@ -7,13 +7,13 @@ import math
 import tensorflow as tf
 import tf_keras
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.canned.dnn import dnn_logits, layer_summaries
-from runtime.canned.heads import RegressionHead, classification_head
-from runtime.canned.inputs import require_features_dict
-from runtime.canned.linear import linear_logits
-from runtime.canned.optimizers import keras_optimizer
-from runtime.engine.estimator import Estimator
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.canned.dnn import dnn_logits, layer_summaries
+from estimator_revival.canned.heads import RegressionHead, classification_head
+from estimator_revival.canned.inputs import require_features_dict
+from estimator_revival.canned.linear import linear_logits
+from estimator_revival.canned.optimizers import keras_optimizer
+from estimator_revival.engine.estimator import Estimator
 
 DNN_LEARNING_RATE = 0.001
 LINEAR_LEARNING_RATE = 0.005

@@ -9,13 +9,13 @@ import tf_keras
 from tensorflow.python.feature_column import feature_column_v2 as fc
 from tensorflow.python.ops import variable_scope
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.canned.heads import RegressionHead, classification_head
-from runtime.canned.inputs import require_features_dict, require_v2_columns
-from runtime.canned.optimizers import keras_optimizer
-from runtime.canned.partitions import parts
-from runtime.canned.sdca import LinearSDCA, check_arguments, loss_type_of
-from runtime.engine.estimator import Estimator
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.canned.heads import RegressionHead, classification_head
+from estimator_revival.canned.inputs import require_features_dict, require_v2_columns
+from estimator_revival.canned.optimizers import keras_optimizer
+from estimator_revival.canned.partitions import parts
+from estimator_revival.canned.sdca import LinearSDCA, check_arguments, loss_type_of
+from estimator_revival.engine.estimator import Estimator
 
 # The learning rate of an optimizer named by a string, and the most the default
 # FTRL gets.

@@ -21,9 +21,9 @@ from tensorflow.python.feature_column import feature_column_lib
 from tensorflow.python.feature_column import feature_column_v2 as fc
 from tensorflow.python.ops import gen_sdca_ops, lookup_ops
 
-from runtime.canned.heads import BinaryClassHead, RegressionHead
-from runtime.canned.partitions import is_partitioned, parts
-from runtime.canned.v1 import head as v1_head
+from estimator_revival.canned.heads import BinaryClassHead, RegressionHead
+from estimator_revival.canned.partitions import is_partitioned, parts
+from estimator_revival.canned.v1 import head as v1_head
 
 
 class LinearSDCA:

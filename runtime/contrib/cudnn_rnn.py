@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from runtime.contrib.rnn_cells import LSTMBlockCell
+from estimator_revival.contrib.rnn_cells import LSTMBlockCell
 
 
 class CudnnCompatibleLSTMCell(LSTMBlockCell):

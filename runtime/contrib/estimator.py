@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from runtime.canned.heads import LogisticRegressionHead, PoissonRegressionHead, RegressionHead
-from runtime.canned.v1 import head as v1_head
-from runtime.engine.early_stopping import (  # noqa: F401  (tf.contrib.estimator's names)
+from estimator_revival.canned.heads import (
+    LogisticRegressionHead,
+    PoissonRegressionHead,
+    RegressionHead,
+)
+from estimator_revival.canned.v1 import head as v1_head
+from estimator_revival.engine.early_stopping import (  # noqa: F401  (tf.contrib.estimator's names)
     make_early_stopping_hook,
     stop_if_higher_hook,
     stop_if_lower_hook,
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
-from runtime.tf1.wrapped_optimizer import TransformGradients
+from estimator_revival.tf1.wrapped_optimizer import TransformGradients
 
 _SUM_OVER_BATCH_SIZE = tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE
 

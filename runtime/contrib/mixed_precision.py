@@ -15,7 +15,7 @@ import abc
 
 import tensorflow as tf
 
-from runtime.tf1.wrapped_optimizer import WrappedOptimizer, replicas_in_sync
+from estimator_revival.tf1.wrapped_optimizer import WrappedOptimizer, replicas_in_sync
 
 
 class LossScaleManager(abc.ABC):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
 
-from runtime.contrib.lars_optimizer import LARSOptimizer as LARSOptimizer
+from estimator_revival.contrib.lars_optimizer import LARSOptimizer as LARSOptimizer
 
 _Optimizer = tf.compat.v1.train.Optimizer
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import tensorflow as tf
 from tensorflow.python.ops import gen_rnn_ops
 
-from runtime.contrib.rnn_cells import (
+from estimator_revival.contrib.rnn_cells import (
     BlockLSTMWeights,
     GRUBlockCell,
     GRUBlockCellV2,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from runtime.distribute.replication import Replication, on_host, replica_index
+from estimator_revival.distribute.replication import Replication, on_host, replica_index
 
 
 def call_host_fn(host_call):

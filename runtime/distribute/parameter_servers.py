@@ -19,8 +19,8 @@ import time
 
 import tensorflow as tf
 
-from runtime.distribute import cluster
-from runtime.distribute.cluster import TaskType
+from estimator_revival.distribute import cluster
+from estimator_revival.distribute.cluster import TaskType
 
 log = logging.getLogger("tensorflow")
 

@@ -18,7 +18,7 @@ import threading
 
 import tensorflow as tf
 
-from runtime.distribute import parameter_servers
+from estimator_revival.distribute import parameter_servers
 
 
 class Replication:

@@ -12,7 +12,7 @@
   between-graph replication, which needs parameter servers to share variables.)
 - A cluster with ``ps`` tasks: asynchronous training with
   ``ParameterServerStrategy``, the chief (or legacy ``master``) coordinating;
-  workers and ps tasks serve it (:mod:`runtime.distribute.parameter_servers`).
+  workers and ps tasks serve it (:mod:`estimator_revival.distribute.parameter_servers`).
 - A model_fn written for replicas on a machine with several GPUs:
   ``MirroredStrategy`` over them. (A plain Estimator stays on one GPU there, as
   it did: its model_fn never asked for replicas.)
@@ -25,8 +25,8 @@ import logging
 
 import tensorflow as tf
 
-from runtime.distribute import cluster, parameter_servers
-from runtime.distribute.cluster import TaskType
+from estimator_revival.distribute import cluster, parameter_servers
+from estimator_revival.distribute.cluster import TaskType
 
 log = logging.getLogger("tensorflow")
 

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
+
+
+def whole_steps(every: float | None) -> int | None:
+    """A RunConfig step setting as the Estimator's hooks used it. RunConfig takes
+    floats (``log_step_count_steps=1e9`` turns logging off in real programs), and
+    the hooks' timer fires once ``step >= last + every``: on integer steps, every
+    ``ceil(every)`` steps."""
+    return None if every is None else math.ceil(every)
 
 
 @dataclasses.dataclass

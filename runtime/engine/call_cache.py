@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
-from runtime.tf1.discovery import Blueprint, InputSignature, LegacyInputGraph
+from estimator_revival.tf1.discovery import Blueprint, InputSignature, LegacyInputGraph
 
 Programs = TypeVar("Programs")
 

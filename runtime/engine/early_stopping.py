@@ -26,7 +26,7 @@ _log = logging.getLogger("tensorflow")
 
 def make_early_stopping_hook(estimator, should_stop_fn, run_every_secs=60, run_every_steps=None):
     """A hook that stops training when ``should_stop_fn()`` returns True."""
-    from runtime.engine.estimator import Estimator
+    from estimator_revival.engine.estimator import Estimator
 
     if not isinstance(estimator, Estimator):
         raise TypeError(

@@ -14,37 +14,43 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from runtime.calls import iterator_input, legacy_dataset
-from runtime.calls.constant_input import ConstantInput
-from runtime.calls.input_pipeline import InputPipeline
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
-from runtime.distribute import parameter_servers, strategy_selection
-from runtime.distribute.host_calls import HostCallOutfeed
-from runtime.distribute.replication import Replication
-from runtime.engine import eval_summaries
-from runtime.engine import predictions as predictions_lib
-from runtime.engine.cadence import Cadence
-from runtime.engine.call_cache import CallCache
-from runtime.engine.eager_mode import runs_eagerly, yields_eagerly
-from runtime.engine.hook_plan import (
+from estimator_revival.calls import iterator_input, legacy_dataset
+from estimator_revival.calls.constant_input import ConstantInput
+from estimator_revival.calls.input_pipeline import InputPipeline
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.model_fn_call import ModelFnCaller, call_input_fn, verify_model_fn_args
+from estimator_revival.distribute import parameter_servers, strategy_selection
+from estimator_revival.distribute.host_calls import HostCallOutfeed
+from estimator_revival.distribute.replication import Replication
+from estimator_revival.engine import eval_summaries
+from estimator_revival.engine import predictions as predictions_lib
+from estimator_revival.engine.cadence import Cadence, whole_steps
+from estimator_revival.engine.call_cache import CallCache
+from estimator_revival.engine.eager_mode import runs_eagerly, yields_eagerly
+from estimator_revival.engine.hook_plan import (
     HookPlan,
     begin_all,
     checked_hooks,
     checked_listeners,
     with_spec_hooks,
 )
-from runtime.engine.hooks import HookDriver
-from runtime.engine.run_config import RunConfig, TaskType
-from runtime.engine.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
-from runtime.engine.training import TrainController, TrainSettings
-from runtime.saving import checkpoints, saved_model_export, warm_start
-from runtime.saving.checkpoints import CheckpointWriter
-from runtime.saving.graph_files import GraphFiles
-from runtime.tf1 import discovery, global_random, replicated_discovery, seeds, session_config
-from runtime.tf1.hook_graph import HookGraph
-from runtime.tf1.own_saver import OwnSaver
-from runtime.tf1.variable_store import VariableStore
+from estimator_revival.engine.hooks import HookDriver
+from estimator_revival.engine.run_config import RunConfig, TaskType
+from estimator_revival.engine.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
+from estimator_revival.engine.training import TrainController, TrainSettings
+from estimator_revival.saving import checkpoints, saved_model_export, warm_start
+from estimator_revival.saving.checkpoints import CheckpointWriter
+from estimator_revival.saving.graph_files import GraphFiles
+from estimator_revival.tf1 import (
+    discovery,
+    global_random,
+    replicated_discovery,
+    seeds,
+    session_config,
+)
+from estimator_revival.tf1.hook_graph import HookGraph
+from estimator_revival.tf1.own_saver import OwnSaver
+from estimator_revival.tf1.variable_store import VariableStore
 
 log = logging.getLogger("tensorflow")
 
@@ -311,8 +317,8 @@ class Estimator:
                 ),
                 settings=TrainSettings(
                     last_step=last_step,
-                    save_summary_steps=self._config.save_summary_steps,
-                    log_step_count_steps=self._config.log_step_count_steps,
+                    save_summary_steps=whole_steps(self._config.save_summary_steps),
+                    log_step_count_steps=whole_steps(self._config.log_step_count_steps),
                     checkpoints=cadence,
                     saving_listeners=plan.listeners,
                     steps_per_run=self._steps_per_run(),
@@ -339,7 +345,7 @@ class Estimator:
         steps, secs = self._config.save_checkpoints_steps, self._config.save_checkpoints_secs
         if not steps and not secs:
             return None
-        return Cadence(steps=steps, secs=secs)
+        return Cadence(steps=whole_steps(steps), secs=secs)
 
     def _checkpoint_writer(self, directory: str, blueprint, summary_writer) -> CheckpointWriter:
         """Saves as the Estimator's default saver did, or as the Scaffold's saver;

@@ -8,9 +8,9 @@ import logging
 
 import tensorflow as tf
 
-from runtime.calls.type_checks import instances_of
-from runtime.engine.cadence import Cadence
-from runtime.engine.hooks import InGraphHook, variables_as_graph_elements
+from estimator_revival.calls.type_checks import instances_of
+from estimator_revival.engine.cadence import Cadence, whole_steps
+from estimator_revival.engine.hooks import InGraphHook, variables_as_graph_elements
 
 log = logging.getLogger("tensorflow")
 
@@ -31,7 +31,9 @@ class HookPlan:
                 self.stop_at = hook
             elif isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
                 timer = hook._timer
-                self.checkpoint_cadence = Cadence(steps=timer._every_steps, secs=timer._every_secs)
+                self.checkpoint_cadence = Cadence(
+                    steps=whole_steps(timer._every_steps), secs=timer._every_secs
+                )
                 self.listeners = list(hook._listeners) + self.listeners
             elif isinstance(hook, InGraphHook):
                 continue

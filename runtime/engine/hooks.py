@@ -19,8 +19,8 @@ import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.training import basic_session_run_hooks
 
-from runtime.tf1.hook_graph import HookGraph
-from runtime.tf1.variable_store import GLOBAL_STEP_NAME
+from estimator_revival.tf1.hook_graph import HookGraph
+from estimator_revival.tf1.variable_store import GLOBAL_STEP_NAME
 
 SessionRunHook = tf.compat.v1.train.SessionRunHook
 SessionRunArgs = tf.compat.v1.train.SessionRunArgs

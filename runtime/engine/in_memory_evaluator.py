@@ -18,8 +18,8 @@ import tempfile
 
 import tensorflow as tf
 
-from runtime.engine.hook_plan import checked_hooks
-from runtime.engine.hooks import HookSession
+from estimator_revival.engine.hook_plan import checked_hooks
+from estimator_revival.engine.hooks import HookSession
 
 
 class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):

@@ -13,8 +13,8 @@ import os
 
 import tensorflow as tf
 
-from runtime.distribute import cluster
-from runtime.distribute.cluster import TaskType
+from estimator_revival.distribute import cluster
+from estimator_revival.distribute.cluster import TaskType
 
 __all__ = ["RunConfig", "TaskType"]
 

@@ -13,13 +13,13 @@ import contextlib
 import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.model_fn_call import ModelFnCaller, split_features_labels
-from runtime.calls.spec import LOSS_METRIC_KEY, EstimatorSpec
-from runtime.distribute.host_calls import HostCallOutfeed
-from runtime.distribute.replication import Replication, on_host, replica_index
-from runtime.engine.scalar_summaries import write_scalars
-from runtime.tf1 import (
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.model_fn_call import ModelFnCaller, split_features_labels
+from estimator_revival.calls.spec import LOSS_METRIC_KEY, EstimatorSpec
+from estimator_revival.distribute.host_calls import HostCallOutfeed
+from estimator_revival.distribute.replication import Replication, on_host, replica_index
+from estimator_revival.engine.scalar_summaries import write_scalars
+from estimator_revival.tf1 import (
     global_random,
     graph_collections,
     graph_slice,
@@ -27,11 +27,11 @@ from runtime.tf1 import (
     session_setup,
     unfetched_updates,
 )
-from runtime.tf1.discovery import Blueprint
-from runtime.tf1.keras_graph_semantics import tf1_batch_norm_updates
-from runtime.tf1.random_streams import RandomStreams
-from runtime.tf1.step_reads import reads_before_update
-from runtime.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
+from estimator_revival.tf1.discovery import Blueprint
+from estimator_revival.tf1.keras_graph_semantics import tf1_batch_norm_updates
+from estimator_revival.tf1.random_streams import RandomStreams
+from estimator_revival.tf1.step_reads import reads_before_update
+from estimator_revival.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
 
 
 class TracedModel:

@@ -13,7 +13,7 @@ import time
 
 import tensorflow as tf
 
-from runtime.saving import checkpoints
+from estimator_revival.saving import checkpoints
 
 
 class _StopAtCheckpointStepHook(tf.compat.v1.train.SessionRunHook):

@@ -16,11 +16,11 @@ import time
 
 import tensorflow as tf
 
-from runtime.calls.type_checks import instances_of
-from runtime.distribute import parameter_servers
-from runtime.engine.estimator import Estimator
-from runtime.engine.run_config import TaskType
-from runtime.saving.exporters import Exporter
+from estimator_revival.calls.type_checks import instances_of
+from estimator_revival.distribute import parameter_servers
+from estimator_revival.engine.estimator import Estimator
+from estimator_revival.engine.run_config import TaskType
+from estimator_revival.saving.exporters import Exporter
 
 log = logging.getLogger("tensorflow")
 

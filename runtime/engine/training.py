@@ -16,10 +16,10 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from runtime.engine.cadence import Cadence
-from runtime.engine.hooks import HookDriver
-from runtime.engine.steps import TrainPrograms
-from runtime.saving.checkpoints import CheckpointWriter
+from estimator_revival.engine.cadence import Cadence
+from estimator_revival.engine.hooks import HookDriver
+from estimator_revival.engine.steps import TrainPrograms
+from estimator_revival.saving.checkpoints import CheckpointWriter
 
 log = logging.getLogger("tensorflow")
 

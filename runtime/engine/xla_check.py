@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.distribute.host_calls import HostCallOutfeed
-from runtime.engine import steps
-from runtime.engine.eager_mode import runs_eagerly
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.distribute.host_calls import HostCallOutfeed
+from estimator_revival.engine import steps
+from estimator_revival.engine.eager_mode import runs_eagerly
 
 _DEVICE_PARTS = {
     ModeKeys.TRAIN: {"on_replica": steps.loss_after_train_op},

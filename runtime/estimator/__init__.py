@@ -2,16 +2,20 @@
 
 import tensorflow as tf
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.spec import EstimatorSpec
-from runtime.canned.baseline import BaselineClassifier, BaselineEstimator, BaselineRegressor
-from runtime.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
-from runtime.canned.dnn_linear_combined import (
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.spec import EstimatorSpec
+from estimator_revival.canned.baseline import (
+    BaselineClassifier,
+    BaselineEstimator,
+    BaselineRegressor,
+)
+from estimator_revival.canned.dnn import DNNClassifier, DNNEstimator, DNNRegressor
+from estimator_revival.canned.dnn_linear_combined import (
     DNNLinearCombinedClassifier,
     DNNLinearCombinedEstimator,
     DNNLinearCombinedRegressor,
 )
-from runtime.canned.heads import (
+from estimator_revival.canned.heads import (
     BinaryClassHead,
     Head,
     LogisticRegressionHead,
@@ -21,17 +25,25 @@ from runtime.canned.heads import (
     PoissonRegressionHead,
     RegressionHead,
 )
-from runtime.canned.linear import LinearClassifier, LinearEstimator, LinearRegressor
-from runtime.engine.estimator import Estimator
-from runtime.engine.hooks import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
-from runtime.engine.run_config import RunConfig
-from runtime.engine.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
-from runtime.estimator import experimental, export, inputs
-from runtime.estimator.api_export import estimator_export
-from runtime.estimator.extenders import add_metrics
-from runtime.saving import checkpoints
-from runtime.saving.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
-from runtime.saving.warm_start import WarmStartSettings
+from estimator_revival.canned.linear import LinearClassifier, LinearEstimator, LinearRegressor
+from estimator_revival.engine.estimator import Estimator
+from estimator_revival.engine.hooks import (
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+)
+from estimator_revival.engine.run_config import RunConfig
+from estimator_revival.engine.train_and_evaluate import EvalSpec, TrainSpec, train_and_evaluate
+from estimator_revival.estimator import experimental, export, inputs
+from estimator_revival.estimator.api_export import estimator_export
+from estimator_revival.estimator.extenders import add_metrics
+from estimator_revival.saving import checkpoints
+from estimator_revival.saving.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
+from estimator_revival.saving.warm_start import WarmStartSettings
+from estimator_revival.tf1 import tensorflow_setup
+
+tensorflow_setup.prepare()
 
 # Hooks and listeners are TensorFlow's own classes: model_fns create them and the
 # runtime recognizes them (StopAtStep, CheckpointSaver) or drives them.

@@ -9,11 +9,11 @@ import inspect
 
 import tensorflow as tf
 
-from runtime.canned.keys import MetricKeys, PredictionKeys
-from runtime.canned.v1.head import Head as _Head
-from runtime.canned.v1.head import classification_head
-from runtime.canned.v1.optimizers import get_optimizer_instance
-from runtime.contrib import estimator as contrib_estimator
+from estimator_revival.canned.keys import MetricKeys, PredictionKeys
+from estimator_revival.canned.v1.head import Head as _Head
+from estimator_revival.canned.v1.head import classification_head
+from estimator_revival.canned.v1.optimizers import get_optimizer_instance
+from estimator_revival.contrib import estimator as contrib_estimator
 
 
 def _summed_by_default(factory):

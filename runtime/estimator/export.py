@@ -10,7 +10,7 @@ from tensorflow.python.saved_model.model_utils.export_output import (
     TrainOutput,
 )
 
-from runtime.saving.receivers import (
+from estimator_revival.saving.receivers import (
     ServingInputReceiver,
     SupervisedInputReceiver,
     TensorServingInputReceiver,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.model_fn_call import fn_args
-from runtime.engine.estimator import Estimator
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.model_fn_call import fn_args
+from estimator_revival.engine.estimator import Estimator
 
 _METRIC_FN_ARGS = frozenset({"features", "labels", "predictions", "config"})
 

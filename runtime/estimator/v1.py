@@ -1,14 +1,18 @@
 """The TF 1 flavour of the canned estimators (``tf.compat.v1.estimator.DNNClassifier``,
 and ``tf.estimator.DNNClassifier`` in TF 1 code): ``migrate`` rewrites those here."""
 
-from runtime.canned.v1.baseline import BaselineClassifier, BaselineEstimator, BaselineRegressor
-from runtime.canned.v1.dnn import DNNClassifier, DNNEstimator, DNNRegressor
-from runtime.canned.v1.dnn_linear_combined import (
+from estimator_revival.canned.v1.baseline import (
+    BaselineClassifier,
+    BaselineEstimator,
+    BaselineRegressor,
+)
+from estimator_revival.canned.v1.dnn import DNNClassifier, DNNEstimator, DNNRegressor
+from estimator_revival.canned.v1.dnn_linear_combined import (
     DNNLinearCombinedClassifier,
     DNNLinearCombinedEstimator,
     DNNLinearCombinedRegressor,
 )
-from runtime.canned.v1.linear import LinearClassifier, LinearEstimator, LinearRegressor
+from estimator_revival.canned.v1.linear import LinearClassifier, LinearEstimator, LinearRegressor
 
 __all__ = [
     "BaselineClassifier",

@@ -2,14 +2,21 @@
 ``npu_bridge.estimator.npu``, ``npu_bridge.estimator.npu_ops``,
 ``npu_bridge.hccl.hccl_ops``): migrated Ascend code imports from here."""
 
-from runtime.contrib.mixed_precision import (
+from estimator_revival.contrib.mixed_precision import (
     ExponentialUpdateLossScaleManager,
     FixedLossScaleManager,
 )
-from runtime.npu import hccl_ops, npu_ops
-from runtime.npu.npu_config import DumpConfig, NPURunConfig, ProfilingConfig
-from runtime.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
-from runtime.npu.npu_optimizer import NPUDistributedOptimizer, NPULossScaleOptimizer
+from estimator_revival.npu import hccl_ops, npu_ops
+from estimator_revival.npu.npu_config import DumpConfig, NPURunConfig, ProfilingConfig
+from estimator_revival.npu.npu_estimator import NPUEstimator, NPUEstimatorSpec
+from estimator_revival.npu.npu_optimizer import (
+    NPUDistributedOptimizer,
+    NPULossScaleOptimizer,
+    allreduce,
+)
+from estimator_revival.tf1 import tensorflow_setup
+
+tensorflow_setup.prepare()
 
 __all__ = [
     "DumpConfig",
@@ -21,6 +28,7 @@ __all__ = [
     "NPULossScaleOptimizer",
     "NPURunConfig",
     "ProfilingConfig",
+    "allreduce",
     "hccl_ops",
     "npu_ops",
 ]

@@ -29,3 +29,19 @@ def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group="hccl_world_group
         return context.all_reduce(tf.distribute.ReduceOp.SUM, tensor)
     gathered = context.all_gather(tf.expand_dims(tensor, 0), axis=0)
     return _REDUCE_ACROSS_GATHERED[reduction](gathered, axis=0)
+
+
+def allgather(tensor, rank_size, group="hccl_world_group"):
+    """``tensor`` of every replica, concatenated along its first axis in replica
+    order (``rank_size`` is the number of ranks, which the strategy knows)."""
+    del rank_size
+    if group != "hccl_world_group":
+        raise NotImplementedError(
+            f"hccl_ops.allgather(group={group!r}): the runtime gathers across all replicas "
+            "of the strategy; sub-groups are not supported."
+        )
+    tensor = tf.convert_to_tensor(tensor)
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync == 1:
+        return tf.identity(tensor)
+    return context.all_gather(tensor, axis=0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from runtime.engine.run_config import RunConfig
+from estimator_revival.engine.run_config import RunConfig
 
 log = logging.getLogger("tensorflow")
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import importlib
 import logging
 
-from runtime.calls.model_fn_call import ModelFnCaller, verify_model_fn_args
-from runtime.calls.spec import EstimatorSpec
-from runtime.engine.estimator import Estimator
-from runtime.engine.run_config import RunConfig
-from runtime.estimator.tpu.tpu_estimator_spec import host_call_hooks, validate_host_calls
-from runtime.npu.npu_config import NPURunConfig
+from estimator_revival.calls.model_fn_call import ModelFnCaller, verify_model_fn_args
+from estimator_revival.calls.spec import EstimatorSpec
+from estimator_revival.engine.estimator import Estimator
+from estimator_revival.engine.run_config import RunConfig
+from estimator_revival.estimator.tpu.tpu_estimator_spec import host_call_hooks, validate_host_calls
+from estimator_revival.npu.npu_config import NPURunConfig
 
 log = logging.getLogger("tensorflow")
 

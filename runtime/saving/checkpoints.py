@@ -10,9 +10,9 @@ import os
 
 import tensorflow as tf
 
-from runtime.saving.graph_files import GraphFiles
-from runtime.tf1.own_saver import OwnSaver
-from runtime.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
+from estimator_revival.saving.graph_files import GraphFiles
+from estimator_revival.tf1.own_saver import OwnSaver
+from estimator_revival.tf1.variable_store import GLOBAL_STEP_NAME, VariableStore
 
 log = logging.getLogger("tensorflow")
 

@@ -10,7 +10,7 @@ import os
 
 import tensorflow as tf
 
-from runtime.calls.model_fn_call import fn_args
+from estimator_revival.calls.model_fn_call import fn_args
 
 log = logging.getLogger("tensorflow")
 

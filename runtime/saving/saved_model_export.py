@@ -18,8 +18,8 @@ import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 from tensorflow.python.training import training_util
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.model_fn_call import ModelFnCaller
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.model_fn_call import ModelFnCaller
 
 log = logging.getLogger("tensorflow")
 

@@ -12,7 +12,7 @@ import re
 import numpy as np
 import tensorflow as tf
 
-from runtime.tf1.variable_store import VariableStore
+from estimator_revival.tf1.variable_store import VariableStore
 
 log = logging.getLogger("tensorflow")
 

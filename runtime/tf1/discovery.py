@@ -18,10 +18,10 @@ import tensorflow as tf
 from tensorflow.python.ops import lookup_ops
 from tensorflow.python.training import training_util
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.model_fn_call import split_features_labels
-from runtime.calls.spec import LOSS_METRIC_KEY
-from runtime.tf1 import (
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.model_fn_call import split_features_labels
+from estimator_revival.calls.spec import LOSS_METRIC_KEY
+from estimator_revival.tf1 import (
     graph_slice,
     random_streams,
     ref_variables,
@@ -32,7 +32,7 @@ from runtime.tf1 import (
     tpu_slices,
     unfetched_updates,
 )
-from runtime.tf1.own_saver import OwnSaver
+from estimator_revival.tf1.own_saver import OwnSaver
 
 log = logging.getLogger("tensorflow")
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from tensorflow.python.autograph.core import config
 
+# The package's own modules (AutoGraph matches rules by module name prefix).
+_PACKAGE = __name__.partition(".")[0]
+
 
 def leave_runtime_code_unconverted() -> None:
     """Adds the rule, once, ahead of AutoGraph's own (the first that matches wins)."""
-    rule = config.DoNotConvert("runtime")
-    if not any(getattr(r, "_prefix", None) == "runtime" for r in config.CONVERSION_RULES):
+    rule = config.DoNotConvert(_PACKAGE)
+    if not any(getattr(r, "_prefix", None) == _PACKAGE for r in config.CONVERSION_RULES):
         config.CONVERSION_RULES = (rule, *config.CONVERSION_RULES)

@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 import tensorflow as tf
 from tensorflow.core.framework import graph_pb2, node_def_pb2
 
-from runtime.tf1 import ref_variables
-from runtime.tf1.random_streams import RandomStreams
+from estimator_revival.tf1 import ref_variables
+from estimator_revival.tf1.random_streams import RandomStreams
 
 _VARIABLE = "VarHandleOp"
 _READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VariableShape"})

@@ -23,9 +23,9 @@ from tensorflow.core.framework import node_def_pb2
 from tensorflow.python.framework import op_def_registry
 from tensorflow.python.ops import resource_variable_ops
 
-from runtime.distribute.replication import components
-from runtime.tf1 import graph_slice
-from runtime.tf1.unfetched_updates import WRITE_PREFIXES
+from estimator_revival.distribute.replication import components
+from estimator_revival.tf1 import graph_slice
+from estimator_revival.tf1.unfetched_updates import WRITE_PREFIXES
 
 _PLACEHOLDERS = frozenset({"Placeholder", "PlaceholderWithDefault", "PlaceholderV2"})
 _STEP_INPUTS = ("IteratorGetNext", "OptionalGetValue", "MultiDeviceIteratorGetNext")

@@ -23,10 +23,10 @@ import tensorflow as tf
 from tensorflow.python.training import saver as saver_lib
 from tensorflow.python.util import object_identity
 
-from runtime.tf1 import session_setup
+from estimator_revival.tf1 import session_setup
 
 if TYPE_CHECKING:  # the store's module imports discovery, which imports this one
-    from runtime.tf1.variable_store import VariableStore
+    from estimator_revival.tf1.variable_store import VariableStore
 
 
 class OwnSaver:

@@ -24,7 +24,7 @@ import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2, node_def_pb2
 from tensorflow.python.framework import op_def_registry
 
-from runtime.tf1 import unfetched_updates
+from estimator_revival.tf1 import unfetched_updates
 
 VARIABLE_OPS = frozenset({"VariableV2", "Variable"})
 ASSIGNMENTS = {

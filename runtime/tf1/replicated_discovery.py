@@ -23,10 +23,10 @@ import dataclasses
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from runtime.calls.model_fn_call import split_features_labels
-from runtime.distribute.replication import components, replica_index
-from runtime.tf1 import global_random, seeds
-from runtime.tf1.discovery import Blueprint, CreationLog, VariableRecord
+from estimator_revival.calls.model_fn_call import split_features_labels
+from estimator_revival.distribute.replication import components, replica_index
+from estimator_revival.tf1 import global_random, seeds
+from estimator_revival.tf1.discovery import Blueprint, CreationLog, VariableRecord
 
 MIRRORED_STRATEGIES = (tf.distribute.MirroredStrategy, tf.compat.v1.distribute.MirroredStrategy)
 

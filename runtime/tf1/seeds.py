@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from tensorflow.python.framework import random_seed
 
-from runtime.distribute.replication import replica_index
+from estimator_revival.distribute.replication import replica_index
 
 Seeds = tuple
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 import tensorflow as tf
 
-from runtime.tf1.unfetched_updates import variables_taken
+from estimator_revival.tf1.unfetched_updates import variables_taken
 
 # Ops that take a variable's handle and only read it (or its metadata).
 _READ_ONLY_OPS = frozenset(

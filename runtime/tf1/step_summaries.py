@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 import tensorflow as tf
 
-from runtime.tf1 import graph_slice, ref_variables
-from runtime.tf1.step_reads import variables_it_may_write
+from estimator_revival.tf1 import graph_slice, ref_variables
+from estimator_revival.tf1.step_reads import variables_it_may_write
 
 
 @dataclasses.dataclass(frozen=True)

@@ -34,8 +34,8 @@ from collections.abc import Mapping
 
 import tensorflow as tf
 
-from runtime.distribute.replication import check_outfed
-from runtime.tf1 import graph_slice
+from estimator_revival.distribute.replication import check_outfed
+from estimator_revival.tf1 import graph_slice
 
 # Graph collections of discovery's graph on replicas: (a core's tensor, the
 # host's concatenation of it) per host-call tensor, and (a replica's gradient,

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 
 import tensorflow as tf
 
-from runtime.distribute.replication import components
+from estimator_revival.distribute.replication import components
 
 # Op types that write a variable (ref and resource kinds): Assign, AssignAdd,
 # AssignVariableOp, ApplyAdam, ResourceApplyAdam, ScatterAdd, ...

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from tensorflow.python.ops import resource_variable_ops
 
-from runtime.distribute.replication import components
+from estimator_revival.distribute.replication import components
 
 
 class VariableOp(NamedTuple):

@@ -12,9 +12,9 @@ import tensorflow as tf
 from tensorflow.python.ops import lookup_ops, resource_variable_ops
 from tensorflow.python.training.saving import saveable_object, saveable_object_util
 
-from runtime.distribute.replication import assign_in_own_scope, components
-from runtime.tf1.discovery import TableRecord, VariableRecord, collections_at_creation
-from runtime.tf1.variable_ops import give_graph_op
+from estimator_revival.distribute.replication import assign_in_own_scope, components
+from estimator_revival.tf1.discovery import TableRecord, VariableRecord, collections_at_creation
+from estimator_revival.tf1.variable_ops import give_graph_op
 
 GLOBAL_STEP_NAME = "global_step"
 _TABLE_KINDS = (lookup_ops.MutableHashTable, lookup_ops.DenseHashTable)

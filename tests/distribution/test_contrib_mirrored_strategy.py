@@ -5,8 +5,8 @@ trains with it in ``RunConfig(train_distribute=...)``."""
 import pytest
 import tensorflow as tf
 
-from runtime import estimator
-from runtime.contrib import distribute
+from estimator_revival import estimator
+from estimator_revival.contrib import distribute
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 

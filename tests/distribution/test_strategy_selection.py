@@ -12,9 +12,9 @@ import types
 import pytest
 import tensorflow as tf
 
-from runtime import estimator
-from runtime.distribute import strategy_selection
-from runtime.estimator import tpu
+from estimator_revival import estimator
+from estimator_revival.distribute import strategy_selection
+from estimator_revival.estimator import tpu
 
 
 def model_fn(features, labels, mode, params):

@@ -624,14 +624,14 @@ def test_a_model_dir_trains_on_under_the_other_side(runs, tmp_path, model, first
     ],
 )
 def test_heads_reject_bad_arguments_as_tensorflow_did(make, message):
-    from runtime import estimator
+    from estimator_revival import estimator
 
     with pytest.raises(ValueError, match=message):
         make(estimator)
 
 
 def test_add_metrics_rejects_a_metric_fn_with_other_arguments_as_tensorflow_did(tmp_path):
-    from runtime import estimator
+    from estimator_revival import estimator
 
     regressor = estimator.DNNRegressor([2], [tf.feature_column.numeric_column("x")])
 
@@ -643,7 +643,7 @@ def test_add_metrics_rejects_a_metric_fn_with_other_arguments_as_tensorflow_did(
 
 
 def _train_with(tmp_path, **arguments):
-    from runtime import estimator
+    from estimator_revival import estimator
 
     columns = arguments.pop("columns", [tf.feature_column.numeric_column("x")])
     classifier = estimator.DNNClassifier([2], columns, model_dir=str(tmp_path), **arguments)
@@ -661,7 +661,7 @@ def test_an_unknown_optimizer_name_is_named(tmp_path):
 
 
 def test_features_that_are_not_a_dict_are_refused(tmp_path):
-    from runtime import estimator
+    from estimator_revival import estimator
 
     classifier = estimator.DNNClassifier([2], [tf.feature_column.numeric_column("x")])
 
@@ -694,7 +694,7 @@ def test_features_that_are_not_a_dict_are_refused(tmp_path):
     ],
 )
 def test_tf_1_flavour_rejects_bad_arguments_as_tensorflow_did(make, error, message):
-    from runtime.estimator import v1
+    from estimator_revival.estimator import v1
 
     with pytest.raises(error, match=message):
         make(v1)
@@ -712,7 +712,7 @@ def test_tf_1_flavour_rejects_bad_arguments_as_tensorflow_did(make, error, messa
 )
 def test_tf_1_flavour_takes_v1_optimizers_only(tmp_path, optimizer, message):
     """TF 1's canned estimators named or were given ``tf.compat.v1.train`` optimizers."""
-    from runtime.estimator import v1
+    from estimator_revival.estimator import v1
 
     classifier = v1.DNNClassifier(
         [2], [tf.feature_column.numeric_column("x")], optimizer=optimizer, model_dir=str(tmp_path)
@@ -741,7 +741,7 @@ def test_tf_1_flavour_takes_v1_optimizers_only(tmp_path, optimizer, message):
 def test_tf_1_multi_label_head_rejects_bad_arguments_as_tf_1_15_did(arguments, message):
     """TF 1.15's ``tf.contrib.estimator.multi_label_head`` validated up front (its
     texts: n_classes said "multi-class")."""
-    from runtime.contrib import estimator as contrib_estimator
+    from estimator_revival.contrib import estimator as contrib_estimator
 
     with pytest.raises(ValueError, match=message):
         contrib_estimator.multi_label_head(**arguments)
@@ -751,7 +751,7 @@ def test_tf_1_head_interface_behaves_as_tensorflow_s_private_head():
     """``canned.head._Head`` as custom heads subclassed it: nothing enforced at
     construction, its defaults raise TensorFlow's errors, and a
     ``_create_tpu_estimator_spec`` becomes ``create_estimator_spec``'s spec."""
-    from runtime.estimator import EstimatorSpec, ModeKeys, canned, tpu
+    from estimator_revival.estimator import EstimatorSpec, ModeKeys, canned, tpu
 
     class Partial(canned._Head):
         pass
@@ -773,8 +773,8 @@ def test_tf_1_private_head_factories_are_the_contrib_heads_summed_by_default():
     """``canned.head``'s factories, which TF 1.15's ``tf.contrib.estimator`` heads
     called with the loss averaged over the batch: the same heads (compared with TF
     by the v1_*_head programs), the loss summed unless the call says otherwise."""
-    from runtime.canned.v1 import head as v1_head
-    from runtime.estimator import canned
+    from estimator_revival.canned.v1 import head as v1_head
+    from estimator_revival.estimator import canned
 
     reduction = tf.compat.v1.losses.Reduction
     regression = canned._regression_head(label_dimension=2, name="spend")
@@ -807,7 +807,7 @@ def test_tf_1_private_head_factories_are_the_contrib_heads_summed_by_default():
     ],
 )
 def test_get_optimizer_instance_rejects_as_tensorflow_did(opt, message):
-    from runtime.estimator.canned import get_optimizer_instance
+    from estimator_revival.estimator.canned import get_optimizer_instance
 
     with pytest.raises(ValueError, match=message):
         get_optimizer_instance(opt)
@@ -839,9 +839,9 @@ def test_get_optimizer_instance_rejects_as_tensorflow_did(opt, message):
     ],
 )
 def test_linear_sdca_arguments_are_refused_as_tensorflow_did(flavour, make, message):
-    from runtime import estimator
+    from estimator_revival import estimator
 
-    namespace = importlib.import_module("runtime.estimator" + flavour)
+    namespace = importlib.import_module("estimator_revival.estimator" + flavour)
     sdca = estimator.experimental.LinearSDCA("example_id")
     with pytest.raises(ValueError, match=message):
         make(namespace, sdca, tf.feature_column.numeric_column("x"))
@@ -860,7 +860,7 @@ def test_linear_sdca_arguments_are_refused_as_tensorflow_did(flavour, make, mess
 def test_linear_sdca_regularization_is_checked_when_training_as_tensorflow_did(
     tmp_path, regularization, message
 ):
-    from runtime import estimator
+    from estimator_revival import estimator
 
     regressor = estimator.LinearRegressor(
         [tf.feature_column.numeric_column("x")],
@@ -882,8 +882,8 @@ def test_linear_sdca_updates_the_weights_after_the_step_loss_read_them():
     waits for the loss by data, so that no schedule can compute the loss from an
     updated weight (a clean-clone CI run once saw one: linear_sdca_regression's
     loss at step 16 off by one one-hot weight's share of that step's update)."""
-    from runtime import estimator
-    from runtime.tf1 import unfetched_updates
+    from estimator_revival import estimator
+    from estimator_revival.tf1 import unfetched_updates
 
     regressor = estimator.LinearRegressor(
         [

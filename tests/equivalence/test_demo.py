@@ -63,7 +63,10 @@ def test_demo_migrates_the_bert_project_trains_it_and_prints_metrics(tmp_path):
     assert page.title == "Migration report"
     changed = {Path(path).name: diff for path, diff in page.files.items() if diff}
     assert sorted(changed) == ["modeling.py", "optimization.py", "run_classifier.py"]
-    assert "+from runtime.estimator import tpu as tf_estimator_tpu" in changed["run_classifier.py"]
+    assert (
+        "+from estimator_revival.estimator import tpu as tf_estimator_tpu"
+        in changed["run_classifier.py"]
+    )
     assert (
         "-        optimizer = tf.tpu.CrossShardOptimizer(optimizer)" in changed["optimization.py"]
     )

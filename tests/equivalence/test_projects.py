@@ -159,6 +159,30 @@ PROJECTS = [
         racy_step_labels=("npu/loss", "npu/learning_rate"),
     ),
     Project(
+        # its own `runtime` package (issue 50): migrated, it still imports it
+        name="unet_industrial",
+        commands=(
+            ("download_and_preprocess_dagm2007.py", "--data_dir", "{out}/data"),
+            (
+                "main.py",
+                "--data_dir={out}/data",
+                "--results_dir={out}/results",
+                "--export_dir={out}/export",
+                "--save_summary_steps=1",
+            ),
+        ),
+        results=(
+            "results/eval_results.json",
+            "results/training_log.txt",
+            "results/predictions.txt",
+            "results/profiler.json",
+        ),
+        model_dirs=("results",),
+        exports=("export",),
+        # the conv blocks; the sigmoid mask and the cross-entropy's Log1p gradient
+        kernel_drift=frozenset({"Conv2D", "Reciprocal", "Sigmoid"}),
+    ),
+    Project(
         name="abalone_numpy_input_fn",
         commands=(
             ("prepare_data.py", "--data_dir", "{out}/data"),

@@ -2,7 +2,7 @@
 
 from click.testing import CliRunner
 
-from migrator.command.cli import main
+from estimator_revival.migrator.command.cli import main
 
 LEGACY = """import tensorflow as tf
 
@@ -12,7 +12,7 @@ def model_fn(features, labels, mode):
     return tf.estimator.EstimatorSpec(mode, predictions=logits)
 """
 MIGRATED = """import tensorflow as tf
-from runtime import estimator as tf_estimator
+from estimator_revival import estimator as tf_estimator
 
 
 def model_fn(features, labels, mode):

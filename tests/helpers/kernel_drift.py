@@ -84,8 +84,9 @@ KERNEL_CHANGES = {
     # A sum of products in another order: relative to a sum that nearly cancels, a
     # few ulps of its terms are a larger share of it. Fused with its bias and relu
     # (as Grappler runs a model's) on AVX2 and AVX-512; unfused, on AVX-512 only.
+    # unet_industrial's grey images through their first 3x3 conv: up to 1.02e-3.
     "Conv2D": KernelChange(
-        1e-3, "oneDNN's convolution of one input channel sums in another order", Where.ONEDNN_ON
+        2e-3, "oneDNN's convolution of one input channel sums in another order", Where.ONEDNN_ON
     ),
     # oneDNN's softmax changed too, but only for rows of 64 values or more (no
     # fixture's graph has one: its probe would find it, with oneDNN on, and fail)

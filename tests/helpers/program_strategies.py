@@ -27,7 +27,7 @@ IMPORTS = [
     ("from tensorflow.python.estimator import model_fn as model_fn_lib", {"model_fn_lib"}),
     ("import numpy as np", {"np"}),
     ("from tensorflow.python.framework import ops as _ops", {"_ops"}),
-    ("from runtime import estimator as tf_estimator", {"tf_estimator"}),
+    ("from estimator_revival import estimator as tf_estimator", {"tf_estimator"}),
 ]
 WILDCARD_IMPORTS = ["from npu_bridge.npu_init import *", "from tensorflow.contrib.tpu import *"]
 

@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
+from estimator_revival.migrator.names.program import read_program
 from fixtures.equivalence.recording import scalar_summaries
 from helpers.harness import assert_racy_reads, assert_racy_step_labels
 from helpers.kernel_drift import assert_equal_until_the_drift, showing_here
 from helpers.saved_model_compare import call_every_signature, signature_layout
 from helpers.sides import REPO, RUN_LEGACY, Side
-from migrator.names.program import read_program
 
 PROJECTS = REPO / "fixtures" / "projects"
 

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from runtime import estimator
+from estimator_revival import estimator
 
 X = np.random.RandomState(0).normal(size=(64, 3)).astype(np.float32)
 Y = X @ np.array([[1.0], [-2.0], [0.5]], np.float32)

@@ -36,7 +36,7 @@ import sys
 import threading
 from pathlib import Path
 
-from migrator.names.dialect import TF1, tensorflow_dialect
+from estimator_revival.migrator.names.dialect import TF1, tensorflow_dialect
 
 REPO = Path(__file__).resolve().parents[2]
 MAIN_PYTHON = Path(sys.executable)
@@ -48,6 +48,9 @@ RUN_LEGACY = REPO / "tests" / "standins" / "run_legacy.py"
 LEGACY_ON_TF_2_21 = REPO / "tests" / "legacy_on_tf_2_21"
 ESTIMATOR_2_15 = MAIN_PYTHON.parent.parent / "estimator-2.15"
 LAUNCHER = tuple(shlex.split(os.environ.get("SIDE_LAUNCHER", "")))
+# Packages named `runtime` and `migrator` of a program's own, first on every side's
+# path: a program that reached the bundled runtime by those names fails.
+USER_PACKAGES = REPO / "tests" / "user_packages"
 
 
 def onednn_on() -> bool:
@@ -80,11 +83,12 @@ class Side:
         return "legacy" if self.runs_legacy_program else "runtime"
 
     def env(self, **overrides: str) -> dict:
-        """CPU only, the repository importable, and Keras as each TensorFlow has it
-        (TF 2.15 ships Keras 2; on TF 2.21, tf-keras as ``import runtime`` selects it)."""
+        """CPU only, the repository importable (after a program's own ``runtime``
+        and ``migrator`` packages), and Keras as each TensorFlow has it (TF 2.15
+        ships Keras 2; on TF 2.21, tf-keras as ``import estimator_revival`` selects it)."""
         env = dict(
             os.environ,
-            PYTHONPATH=os.pathsep.join(str(path) for path in (REPO, *self.paths)),
+            PYTHONPATH=os.pathsep.join(str(p) for p in (USER_PACKAGES, REPO, *self.paths)),
             TF_CPP_MIN_LOG_LEVEL="2",
             CUDA_VISIBLE_DEVICES="",
             TF_ENABLE_ONEDNN_OPTS="1" if onednn_on() else "0",

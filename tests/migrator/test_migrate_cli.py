@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from estimator_revival.migrator.command.cli import main
 from helpers.cli_runs import BROKEN, CLEAN, LEGACY, MIGRATED, UNSUPPORTED, run, write_repository
-from migrator.command.cli import main
 
 
 @pytest.fixture
@@ -149,7 +149,7 @@ def test_reports_in_every_format(tree, tmp_path):
     assert data["files_scanned"] == 3 and data["files_changed"] == 1 and data["errors"] == 1
     by_path = {Path(f["path"]).name: f for f in data["files"]}
     assert by_path["canned.py"]["diagnostics"][0]["code"] == "MIG101"
-    assert "+from runtime import estimator as tf_estimator" in by_path["model.py"]["diff"]
+    assert "+from estimator_revival import estimator as tf_estimator" in by_path["model.py"]["diff"]
 
     run("--check", "--report", tmp_path / "r.html", tree)
     parser = _ReportParser()
@@ -216,3 +216,19 @@ def test_console_script_exit_codes(tree):
     assert subprocess.run([migrate, "--check", str(tree)], capture_output=True).returncode == 0
     version = subprocess.run([migrate, "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and "migrate, version" in version.stdout
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)])
+def test_a_report_gets_the_mode_the_umask_gives_a_new_file(tree, tmp_path, umask, mode):
+    """The report is written through a temporary file (0600) renamed into place: it
+    must still get the mode any file the user creates gets, as the console script
+    runs under the user's umask."""
+    migrate = shutil.which("migrate", path=os.path.dirname(sys.executable))
+    report = tmp_path / "report.html"
+    subprocess.run(
+        [migrate, "--check", str(tree), "--report", str(report)],
+        preexec_fn=lambda: os.umask(umask),
+        capture_output=True,
+        check=False,
+    )
+    assert stat.S_IMODE(report.stat().st_mode) == mode

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import migrator.command.files
-import migrator.command.workers
-import migrator.rules.transform
+import estimator_revival.migrator.command.files
+import estimator_revival.migrator.command.workers
+import estimator_revival.migrator.rules.transform
 from helpers.cli_runs import CLEAN, LEGACY, MIGRATED, run
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "migrator"
@@ -41,7 +41,7 @@ def test_a_real_corpus_trial_migrates_the_good_files_and_reports_the_odd_one(tmp
     # the private module stands for tf.contrib.tpu, whose get_tpu_context the runtime has
     assert (tmp_path / "tpu_context.py").read_text() == TPU_CONTEXT.replace(
         "from tensorflow.contrib.tpu.python.tpu import tpu_function",
-        "from runtime.estimator import tpu as tpu_function",
+        "from estimator_revival.estimator import tpu as tpu_function",
     )
     assert "tpu_context.py:" not in result.output
     assert result.exit_code == 2  # the fixtures' own error-level diagnostics remain
@@ -58,7 +58,7 @@ def test_chains_on_call_results_migrate(tmp_path):
     )
     assert run(path).exit_code == 1
     assert path.read_text() == (
-        "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n\n"
+        "import tensorflow as tf\nfrom estimator_revival import estimator as tf_estimator\n\n"
         "tf.compat.v1.disable_v2_behavior()  # migrate: a TF 1 program (train.py uses "
         "tf.Session)\n\n"
         "tf_estimator.Estimator(model_fn).train(input_fn)\ntf.compat.v1.Session().run(op)\n"
@@ -78,7 +78,7 @@ def _raise_on_marked_attribute(original_leave):
 def test_an_internal_error_is_a_diagnostic_on_its_file_and_the_others_migrate(
     tmp_path, monkeypatch, jobs
 ):
-    transformer = migrator.rules.transform.MigrateTransformer
+    transformer = estimator_revival.migrator.rules.transform.MigrateTransformer
     monkeypatch.setattr(
         transformer, "leave_Attribute", _raise_on_marked_attribute(transformer.leave_Attribute)
     )
@@ -109,9 +109,9 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path, monkeypatch):
     """A segfault in a worker (as native code can crash) breaks the pool: the files it
     had not finished are migrated again, each alone, and the culprit is reported."""
     monkeypatch.setattr(
-        migrator.command.workers,
+        estimator_revival.migrator.command.workers,
         "migrate_file",
-        _die_on("crash.py", migrator.command.workers.migrate_file),
+        _die_on("crash.py", estimator_revival.migrator.command.workers.migrate_file),
     )
     for i in range(60):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY if i % 2 else CLEAN)
@@ -146,9 +146,9 @@ def test_an_internal_error_in_a_worker_is_retried_alone_before_it_is_reported(
     more in a fresh process, and only an error there is reported."""
     marker = tmp_path.parent / f"{tmp_path.name}-failed-once"
     monkeypatch.setattr(
-        migrator.command.files,
+        estimator_revival.migrator.command.files,
         "migrate_code",
-        _memory_error_once(marker, migrator.command.files.migrate_code),
+        _memory_error_once(marker, estimator_revival.migrator.command.files.migrate_code),
     )
     for i in range(40):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY)
@@ -188,9 +188,9 @@ def test_a_host_process_s_garbage_is_not_collected_in_workers(tmp_path, monkeypa
     """``migrate`` run inside a process that uses TensorFlow (this test suite, a
     notebook): its workers, forked from that process, never finalize its garbage."""
     monkeypatch.setattr(
-        migrator.command.workers,
+        estimator_revival.migrator.command.workers,
         "migrate_file",
-        _collect_first(migrator.command.workers.migrate_file),
+        _collect_first(estimator_revival.migrator.command.workers.migrate_file),
     )
     for i in range(40):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY)
@@ -206,7 +206,9 @@ def test_a_host_process_s_garbage_is_not_collected_in_workers(tmp_path, monkeypa
     assert all((tmp_path / f"m{i:02d}.py").read_text() == MIGRATED for i in range(40))
 
 
-SELECT_KERAS = "import runtime  # noqa: F401 -- selects tf-keras for tf.compat.v1.layers\n"
+SELECT_KERAS = (
+    "import estimator_revival  # noqa: F401 -- selects tf-keras for tf.compat.v1.layers\n"
+)
 LONG_SUM = " + ".join(["tf.layers.dense"] * 500)
 DEEP_CHAIN = ".".join(["a"] * 1000)
 NESTED_BRACKETS = "import tensorflow as tf\n\nx = " + "(" * 3000 + "1" + ")" * 3000 + "\n"
@@ -229,7 +231,7 @@ def test_deeply_nested_code_is_migrated_or_reported_never_a_crash(tmp_path, jobs
         f"x = {LONG_SUM.replace('tf.layers', 'tf.compat.v1.layers')}\n"
     ), result.output
     assert deep_chain.read_text() == (
-        "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n\n"
+        "import tensorflow as tf\nfrom estimator_revival import estimator as tf_estimator\n\n"
         f"x = tf_estimator.ModeKeys.{DEEP_CHAIN}\n"
     ), result.output
     assert nested.read_text() == NESTED_BRACKETS

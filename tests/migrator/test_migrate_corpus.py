@@ -14,8 +14,11 @@ import pytest
 from bench.migrator.corpus import clean_share, fetch, migrate
 
 # Files that end with no error diagnostic: 288 when every name was first verified,
-# 308 after issue 36 (docs/migrate.md); a change that lowers it must say why here.
-CLEAN_FILES = 308
+# 308 after issue 36 (docs/migrate.md), 364 once a program's own packages resolve
+# to themselves (issue 50: tensorflow_estimator's sources import their own package,
+# which is no longer reported as the gone tensorflow_estimator); a change that
+# lowers it must say why here.
+CLEAN_FILES = 364
 
 
 @pytest.fixture(scope="module")

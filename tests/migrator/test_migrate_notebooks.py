@@ -82,7 +82,7 @@ def test_notebook_cells_share_the_imports_of_the_cells_above(tmp_path):
     assert result.exit_code == 2, "changed, and an error-level diagnostic remains"
     cells = [cell["source"] for cell in json.loads(path.read_text())["cells"]]
     assert cells[0] == notebook["cells"][0]["source"]
-    assert cells[1] == ["import tensorflow as tf\n", "from runtime import estimator\n"]
+    assert cells[1] == ["import tensorflow as tf\n", "from estimator_revival import estimator\n"]
     assert cells[3] == [
         "input_fn = estimator.inputs.numpy_input_fn(x, shuffle=False)\n",
         "c = tf.estimator.BoostedTreesClassifier([3])",
@@ -115,7 +115,7 @@ def test_python_cell_magics_and_line_magics_keep_their_python_migrated(tmp_path)
     )
     assert run(path).exit_code == 1
     assert sources(path) == [
-        "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n",
+        "import tensorflow as tf\nfrom estimator_revival import estimator as tf_estimator\n",
         "%%time\nest = tf_estimator.Estimator(model_fn)\n",
         "%time est.train(tf_estimator.inputs.numpy_input_fn(x))\n"
         "%timeit -n 3 tf.compat.v1.layers.dense(x, 2)  # how fast?\n",
@@ -146,7 +146,7 @@ def test_shell_help_and_assigned_magics_are_kept_and_comments_ending_in_a_questi
     assert sources(path) == [
         cell.replace(
             "import tensorflow as tf\n",
-            "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n",
+            "import tensorflow as tf\nfrom estimator_revival import estimator as tf_estimator\n",
             1,
         ).replace("spec = tf.estimator.EstimatorSpec", "spec = tf_estimator.EstimatorSpec")
     ]
@@ -162,7 +162,7 @@ def test_added_imports_go_to_the_first_python_cell(tmp_path):
     )
     assert run(path).exit_code == 1
     assert sources(path) == [
-        "from runtime import estimator as tf_estimator\n\n%matplotlib inline\n"
+        "from estimator_revival import estimator as tf_estimator\n\n%matplotlib inline\n"
         "MODEL_DIR = '/tmp/model'\n",
         "import tensorflow as tf\n",
         "est = tf_estimator.Estimator(model_fn, MODEL_DIR)\n",

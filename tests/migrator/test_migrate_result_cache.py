@@ -6,8 +6,8 @@ import os
 
 import pytest
 
+from estimator_revival.migrator.command import files as migrator_files
 from helpers.cli_runs import LEGACY, MIGRATED, UNSUPPORTED, run
-from migrator.command import files as migrator_files
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def counted_migrations(monkeypatch):
         calls.append(path.name)
         return original(path, *args, **kwargs)
 
-    monkeypatch.setattr("migrator.command.workers.migrate_file", counting)
+    monkeypatch.setattr("estimator_revival.migrator.command.workers.migrate_file", counting)
     return calls
 
 

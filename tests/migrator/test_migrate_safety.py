@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import migrator.command.workers
+import estimator_revival.migrator.command.workers
 from helpers.cli_runs import CLEAN, LEGACY, MIGRATED, run, write_repository
 
 
@@ -118,7 +118,7 @@ def test_a_report_into_a_missing_directory_is_refused_before_anything_is_written
 
 def test_a_file_edited_during_the_run_is_not_overwritten(tree, monkeypatch):
     model = tree / "pkg" / "model.py"
-    migrate_file = migrator.command.workers.migrate_file
+    migrate_file = estimator_revival.migrator.command.workers.migrate_file
 
     def edit_meanwhile(path, enabled, data, **options):
         result = migrate_file(path, enabled, data, **options)
@@ -126,7 +126,7 @@ def test_a_file_edited_during_the_run_is_not_overwritten(tree, monkeypatch):
             model.write_text(LEGACY + "# edited by the user while migrate ran\n")
         return result
 
-    monkeypatch.setattr(migrator.command.workers, "migrate_file", edit_meanwhile)
+    monkeypatch.setattr(estimator_revival.migrator.command.workers, "migrate_file", edit_meanwhile)
     result = run(tree)
     assert result.exit_code == 2
     assert model.read_text() == LEGACY + "# edited by the user while migrate ran\n"

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-import migrator.command.verify
+import estimator_revival.migrator.command.verify
 from helpers.cli_runs import run
 
 PROGRAM = """import tensorflow as tf
@@ -65,8 +65,12 @@ def test_a_second_run_asks_nothing_it_already_knows(program, monkeypatch):
 
 
 def test_without_tensorflow_check_says_so_and_explicit_verify_is_an_error(program, monkeypatch):
-    monkeypatch.setattr(migrator.command.verify, "tensorflow_installed", lambda: False)
-    monkeypatch.setattr("migrator.command.cli.tensorflow_installed", lambda: False)
+    monkeypatch.setattr(
+        estimator_revival.migrator.command.verify, "tensorflow_installed", lambda: False
+    )
+    monkeypatch.setattr(
+        "estimator_revival.migrator.command.cli.tensorflow_installed", lambda: False
+    )
     result = run("--check", program)
     assert "names were not verified" in result.stderr
     assert not lines_with("MIG105", result.output)
@@ -166,11 +170,11 @@ def test_private_twins_exist_where_the_private_names_are_gone():
     """symbols.PRIVATE_TWINS maps names TensorFlow 2.21 lacks to names it has (with
     tf-keras, as the runtime selects it); PRIVATE_REMOVED and PRIVATE_REMOVED_MODULES
     name what it lacks: a table entry TensorFlow disagrees with fails here."""
-    from migrator.data import symbols
+    from estimator_revival.migrator.data import symbols
 
     private = {*symbols.PRIVATE_TWINS, *symbols.PRIVATE_REMOVED, *symbols.PRIVATE_REMOVED_MODULES}
     twins = set(symbols.PRIVATE_TWINS.values())
-    missing = migrator.command.verify.look_up(private | twins).missing
+    missing = estimator_revival.migrator.command.verify.look_up(private | twins).missing
     assert sorted(private - missing) == []  # each still gone from TF 2.21
     assert sorted(twins & missing) == []  # each twin there
 
@@ -178,7 +182,7 @@ def test_private_twins_exist_where_the_private_names_are_gone():
 def test_contrib_renames_lead_to_names_tensorflow_2_21_has():
     """symbols.CONTRIB_RENAMES rewrites a tf.contrib name to TF 2's own (TF 1.15's
     contrib re-exported it): each target must exist in the installed TensorFlow."""
-    from migrator.data import symbols
+    from estimator_revival.migrator.data import symbols
 
     targets = set(symbols.CONTRIB_RENAMES.values())
-    assert sorted(migrator.command.verify.look_up(targets).missing) == []
+    assert sorted(estimator_revival.migrator.command.verify.look_up(targets).missing) == []

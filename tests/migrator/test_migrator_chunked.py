@@ -9,8 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers.program_strategies import programs
-from migrator.migrate import (
+from estimator_revival.migrator.migrate import (
     ALL_CODES,
     KNOWN_MODULES,
     TRIGGER,
@@ -18,9 +17,10 @@ from migrator.migrate import (
     migrate_code,
     whole_file_part,
 )
-from migrator.rules import chunked, hook_sessions
-from migrator.source.deep_stack import call_with_deep_stack
-from migrator.source.segments import has_wildcard_import
+from estimator_revival.migrator.rules import chunked, hook_sessions
+from estimator_revival.migrator.source.deep_stack import call_with_deep_stack
+from estimator_revival.migrator.source.segments import has_wildcard_import
+from helpers.program_strategies import programs
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted(
@@ -82,7 +82,7 @@ def test_a_large_file_is_migrated_in_parts_and_keeps_what_need_not_change():
     assert code.count("\n") > chunked.LARGE_FILE_LINES
     migrated = migrate_code(code).migrated
     assert migrated == (
-        "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n\n\n"
+        "import tensorflow as tf\nfrom estimator_revival import estimator as tf_estimator\n\n\n"
         + filler
         + "def model_fn(features, labels, mode):\n"
         + "    return tf_estimator.EstimatorSpec(mode, "

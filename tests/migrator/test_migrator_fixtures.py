@@ -11,10 +11,10 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from migrator.migrate import ALL_CODES, migrate_code, whole_file_part
-from migrator.names.program import program_of
-from migrator.rules.transform import migrate_module
-from migrator.source.positions import Locator
+from estimator_revival.migrator.migrate import ALL_CODES, migrate_code, whole_file_part
+from estimator_revival.migrator.names.program import program_of
+from estimator_revival.migrator.rules.transform import migrate_module
+from estimator_revival.migrator.source.positions import Locator
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "migrator"
 CASES = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))

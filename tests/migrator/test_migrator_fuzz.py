@@ -10,9 +10,9 @@ from collections import Counter
 
 from hypothesis import HealthCheck, example, given, settings
 
+from estimator_revival.migrator.migrate import migrate_code
+from estimator_revival.migrator.source.positions import physical_lines
 from helpers.program_strategies import programs
-from migrator.migrate import migrate_code
-from migrator.source.positions import physical_lines
 
 FUZZ = settings(
     max_examples=2000,
@@ -83,7 +83,7 @@ A_USE_BEFORE_A_LOCAL_IMPORT = (
 # reuses only an import above the use, and imports the runtime itself otherwise.
 A_RUNTIME_IMPORT_BELOW_ITS_USE = (
     "from npu_bridge.npu_init import *\nimport tensorflow as tf\n# why?\n"
-    "x = tf.estimator.EstimatorSpec\nfrom runtime import estimator as tf_estimator\n"
+    "x = tf.estimator.EstimatorSpec\nfrom estimator_revival import estimator as tf_estimator\n"
 )
 
 
@@ -145,7 +145,7 @@ def dialect_decided(program: str, migrated: str) -> bool:
 
 
 def imports_runtime(code: str) -> bool:
-    return bool(re.search(r"^\s*(?:from|import) runtime\b", code, re.MULTILINE))
+    return bool(re.search(r"^\s*(?:from|import) estimator_revival\b", code, re.MULTILINE))
 
 
 _WILDCARD = "names this file uses from a wildcard import"

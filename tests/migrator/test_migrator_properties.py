@@ -5,7 +5,7 @@ import libcst as cst
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from migrator.migrate import migrate_code
+from estimator_revival.migrator.migrate import migrate_code
 
 IDENTIFIERS = st.sampled_from(["tf", "tensorflow_v1", "t", "tf1"])
 ESTIMATOR_ALIASES = st.sampled_from(["tf_estimator", "estimator", "est", "E"])

@@ -1,7 +1,7 @@
-"""``migrator.names.scopes`` runs libcst's scope analysis without the MetadataWrapper;
+"""``estimator_revival.migrator.names.scopes`` runs libcst's scope analysis without the MetadataWrapper;
 these tests hold it to what the wrapper's ScopeProvider gives, node for node, on
 every Python source of the fixtures (the codemod's pairs and the whole projects).
-``migrator.names.import_scopes`` answers from the imports alone: held to the full
+``estimator_revival.migrator.names.import_scopes`` answers from the imports alone: held to the full
 analysis, question for question, on the fixtures and on generated programs."""
 
 import ast
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
+from estimator_revival.migrator.migrate import migrate_code
+from estimator_revival.migrator.names.import_scopes import import_scopes
+from estimator_revival.migrator.names.scopes import FullScopes, NeedsFullScopes, module_scopes
 from helpers.program_strategies import programs
-from migrator.migrate import migrate_code
-from migrator.names.import_scopes import import_scopes
-from migrator.names.scopes import FullScopes, NeedsFullScopes, module_scopes
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SOURCES = sorted(
@@ -187,6 +187,6 @@ def test_a_declined_question_migrates_with_the_full_analysis():
 def test_migration_is_the_same_with_the_full_analysis_only(program):
     """Whole migrations (text, diagnostics, reported names) on generated programs."""
     with_imports_only = migrate_code(program)
-    with mock.patch("migrator.rules.transform.import_scopes", return_value=None):
+    with mock.patch("estimator_revival.migrator.rules.transform.import_scopes", return_value=None):
         with_full_analysis = migrate_code(program)
     assert with_imports_only == with_full_analysis

@@ -10,11 +10,13 @@ from importlib import resources
 import pytest
 from tensorflow.tools.compatibility import all_renames_v2, tf_upgrade_v2
 
-from migrator.command.resolve_names import exists
-from migrator.migrate import migrate_code
+from estimator_revival.migrator.command.resolve_names import exists
+from estimator_revival.migrator.migrate import migrate_code
 
 SPEC = tf_upgrade_v2.TFAPIChangeSpec()
-TABLES = json.loads(resources.files("migrator.data").joinpath("tf1_api.json").read_text())
+TABLES = json.loads(
+    resources.files("estimator_revival.migrator.data").joinpath("tf1_api.json").read_text()
+)
 RENAMES = {**all_renames_v2.symbol_renames, **all_renames_v2.manual_symbol_renames}
 ARGUMENTS_CHANGED = {
     *SPEC.function_keyword_renames,
@@ -53,7 +55,9 @@ def test_every_tf1_name_is_renamed_kept_as_tf1_or_reported(name):
         assert migration.diagnostics, f"{name} left unchanged without a diagnostic"
         return
     if re.search(
-        rf"^from runtime\S* import \S+ as {value.split('.')[0]}$", migration.migrated, re.M
+        rf"^from estimator_revival\S* import \S+ as {value.split('.')[0]}$",
+        migration.migrated,
+        re.M,
     ):
         return  # the runtime's replacement (tests/migrator/test_migrator_symbols.py: it exists)
     changed = name in ARGUMENTS_CHANGED or name in MEANING_CHANGED

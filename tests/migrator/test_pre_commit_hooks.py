@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 LEGACY = "import tensorflow as tf\n\nspec = tf.estimator.EstimatorSpec\n"
 CANNED = "import tensorflow as tf\n\nmodel = tf.estimator.BoostedTreesClassifier([8])\n"
 MIGRATED = (
-    "import tensorflow as tf\nfrom runtime import estimator as tf_estimator\n\n"
+    "import tensorflow as tf\nfrom estimator_revival import estimator as tf_estimator\n\n"
     "spec = tf_estimator.EstimatorSpec\n"
 )
 

@@ -3,9 +3,9 @@ periodic lines when stderr is not a terminal (CI logs)."""
 
 import io
 
-import migrator.command.progress
+import estimator_revival.migrator.command.progress
+from estimator_revival.migrator.command.progress import Progress
 from helpers.cli_runs import LEGACY, run
-from migrator.command.progress import Progress
 
 
 class FakeClock:
@@ -68,8 +68,8 @@ def test_one_line_redrawn_on_a_terminal():
 
 
 def test_the_command_reports_progress_on_stderr(tmp_path, monkeypatch):
-    monkeypatch.setattr(migrator.command.progress, "QUIET_FOR", 0.0)
-    monkeypatch.setattr(migrator.command.progress, "LOG_EVERY", 0.0)
+    monkeypatch.setattr(estimator_revival.migrator.command.progress, "QUIET_FOR", 0.0)
+    monkeypatch.setattr(estimator_revival.migrator.command.progress, "LOG_EVERY", 0.0)
     for i in range(40):
         (tmp_path / f"m{i:02d}.py").write_text(LEGACY)
     result = run("--jobs", "1", tmp_path)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from tensorflow.python.compat import v2_compat
 
+from estimator_revival.migrator.migrate import migrate_code
+from estimator_revival.migrator.names.program import program_of, read_program
 from helpers.cli_runs import run
-from migrator.migrate import migrate_code
-from migrator.names.program import program_of, read_program
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tf1_behaviour.md"
 

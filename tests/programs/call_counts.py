@@ -36,8 +36,8 @@ if "tf1" in sys.argv[3:]:
 RUNTIME = sys.argv[1] == "runtime"
 TPU = "tpu" in sys.argv[3:]
 if RUNTIME:
-    from runtime import estimator
-    from runtime.estimator import tpu
+    from estimator_revival import estimator
+    from estimator_revival.estimator import tpu
 
     if TPU:
         cpu = tf.config.list_physical_devices("CPU")[0]

@@ -22,9 +22,9 @@ import numpy as np
 import tensorflow as tf
 
 if sys.argv[1] == "runtime":
-    from runtime import estimator
-    from runtime.contrib import estimator as contrib_estimator
-    from runtime.estimator import v1 as estimator_v1
+    from estimator_revival import estimator
+    from estimator_revival.contrib import estimator as contrib_estimator
+    from estimator_revival.estimator import v1 as estimator_v1
 else:
     estimator = tf.estimator
     estimator_v1 = tf.compat.v1.estimator

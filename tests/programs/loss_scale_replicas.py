@@ -1,4 +1,5 @@
-"""NPULossScaleOptimizer and hccl_ops.allreduce on 2 logical CPU replicas
+"""NPULossScaleOptimizer, hccl_ops.allreduce / allgather and npu_bridge's gradient
+``allreduce`` on 2 logical CPU replicas
 (MirroredStrategy): prints, as JSON, what tests/runtime/test_runtime_loss_scaling.py checks.
 
 Step 1 feeds replica 1 a non-finite input, replica 0 a finite one; step 2 feeds
@@ -10,7 +11,12 @@ import json
 
 import tensorflow as tf
 
-from runtime.npu import FixedLossScaleManager, NPULossScaleOptimizer, hccl_ops
+from estimator_revival.npu import (
+    FixedLossScaleManager,
+    NPULossScaleOptimizer,
+    allreduce,
+    hccl_ops,
+)
 
 
 def main() -> None:
@@ -37,6 +43,13 @@ def main() -> None:
                     reduction: hccl_ops.allreduce(rank + 1.0, reduction)
                     for reduction in ("sum", "max", "min", "prod")
                 }
+                # npu_bridge's gradient all-reduce: the mean over ranks; a sparse
+                # gradient's rows gathered from every rank, their values divided
+                reduced["gradient_mean"] = allreduce(tf.stack([rank, 10.0 * rank]), weight)
+                sparse = allreduce(tf.IndexedSlices(tf.reshape(rank + 1.0, [1, 1]), [0]), weight)
+                reduced["sparse_values"] = tf.reshape(sparse.values, [-1])
+                reduced["sparse_indices"] = tf.cast(sparse.indices, tf.float32)
+                reduced["gradient_sum"] = allreduce(rank + 1.0, weight, average=False)
             return reduced
 
         return strategy.run(replica, args=(inputs,))
@@ -55,7 +68,7 @@ def main() -> None:
             }
         )
         report["allreduce"] = {
-            name: [float(v) for v in strategy.experimental_local_results(value)]
+            name: [v.numpy().tolist() for v in strategy.experimental_local_results(value)]
             for name, value in reduced.items()
         }
     print(json.dumps(report))

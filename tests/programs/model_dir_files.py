@@ -21,7 +21,7 @@ import numpy as np
 import tensorflow as tf
 
 if sys.argv[1] == "runtime":
-    from runtime import estimator
+    from estimator_revival import estimator
 else:
     estimator = tf.estimator
 

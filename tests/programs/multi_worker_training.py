@@ -15,8 +15,8 @@ import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from estimator_revival import estimator  # noqa: E402
 from helpers.runtime_models import X, Y  # noqa: E402
-from runtime import estimator  # noqa: E402
 
 GLOBAL_BATCH = 16
 

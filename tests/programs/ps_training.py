@@ -29,7 +29,7 @@ if "--legacy" in sys.argv:
     from tensorflow import estimator
 else:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from runtime import estimator
+    from estimator_revival import estimator
 
 VOCABULARY = 50
 BATCH = 8

@@ -76,7 +76,7 @@ class Program:
         if self.legacy:
             estimator = tf.estimator
         else:
-            from runtime import estimator
+            from estimator_revival import estimator
 
         legacy_config = self.module.make_estimator(tempfile.mkdtemp()).config
         strategy = None
@@ -140,7 +140,7 @@ class TPUProgram(Program):
         return recorded, tensors
 
     def estimator(self, model_dir: str):
-        from runtime.estimator import tpu
+        from estimator_revival.estimator import tpu
 
         legacy = self.module.make_estimator(tempfile.mkdtemp())
         strategy = None

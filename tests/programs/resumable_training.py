@@ -16,8 +16,8 @@ import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from estimator_revival import estimator  # noqa: E402
 from helpers.runtime_models import X, Y, linear_model_fn  # noqa: E402
-from runtime import estimator  # noqa: E402
 
 
 class Delay(tf.compat.v1.train.SessionRunHook):

@@ -26,7 +26,7 @@ if "tf1" in sys.argv[3:]:
 from fixtures.equivalence.recording import scalar_summaries  # noqa: E402
 
 if sys.argv[1] == "runtime":
-    from runtime import estimator
+    from estimator_revival import estimator
 else:
     estimator = tf.estimator
 

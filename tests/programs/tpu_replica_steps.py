@@ -38,13 +38,13 @@ if "tf1" in sys.argv[4:]:
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 
+from estimator_revival import estimator  # noqa: E402
+from estimator_revival.estimator import tpu  # noqa: E402
 from fixtures.equivalence import recording  # noqa: E402
-from runtime import estimator  # noqa: E402
-from runtime.estimator import tpu  # noqa: E402
 
 MODEL, HOOKED = sys.argv[3], "hooked" in sys.argv[4:]
 if "every_replica" in sys.argv[4:]:
-    from runtime.engine.steps import TracedModel
+    from estimator_revival.engine.steps import TracedModel
 
     slices_where_allowed = TracedModel.sliced
 

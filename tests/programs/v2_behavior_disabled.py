@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import tensorflow.compat.v1 as tf
 
-from runtime import estimator
+from estimator_revival import estimator
 
 tf.disable_v2_behavior()
 

@@ -17,9 +17,9 @@ import tensorflow as tf
 from fixtures.equivalence.recording import scalar_summaries
 
 if sys.argv[1] == "runtime":
-    from runtime import estimator
-    from runtime.estimator import tpu
-    from runtime.estimator.tpu import ExportSavedModelApiVersion
+    from estimator_revival import estimator
+    from estimator_revival.estimator import tpu
+    from estimator_revival.estimator.tpu import ExportSavedModelApiVersion
 else:
     from tensorflow_estimator.python.estimator.tpu.tpu_estimator import (
         ExportSavedModelApiVersion,

@@ -12,8 +12,8 @@ import tempfile
 
 import tensorflow as tf
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.engine import xla_check
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.engine import xla_check
 
 INPUT_FNS = {
     ModeKeys.TRAIN: "train_input_fn",

@@ -8,8 +8,8 @@ fails, and the estimators can be built on them."""
 import json
 import subprocess
 
+from estimator_revival.migrator.migrate import migrate_code
 from helpers.sides import LEGACY_PYTHON, MAIN_PYTHON
-from migrator.migrate import migrate_code
 
 _OPS_WITHOUT_KERNELS = """
 import json

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime import estimator
+from estimator_revival import estimator
 
 
 def model_fn(features, labels, mode):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from runtime.estimator import SessionRunHook, estimator_export
+from estimator_revival.estimator import SessionRunHook, estimator_export
 
 LIMIT = 3
 

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from estimator_revival.contrib import summary as contrib_summary
+from estimator_revival.contrib.data import batch_and_drop_remainder
+from estimator_revival.contrib.estimator import clip_gradients_by_norm
+from estimator_revival.contrib.learn import ModeKeys
+from estimator_revival.contrib.training import HParams
 from fixtures.equivalence.recording import scalar_summaries
-from runtime.contrib import summary as contrib_summary
-from runtime.contrib.data import batch_and_drop_remainder
-from runtime.contrib.estimator import clip_gradients_by_norm
-from runtime.contrib.learn import ModeKeys
-from runtime.contrib.training import HParams
 
 
 def test_hparams_as_tf_1_15_documented_them():
@@ -110,7 +110,10 @@ def test_greedy_load_balancing_puts_each_variable_on_the_least_loaded_ps_task():
     replica_device_setter's ps_strategy: the 400 bytes of ``a`` to task 0, then ``b``
     (8) and ``c`` (400) to the lighter task 1, then ``d`` (4) to task 0, now the
     lighter one (400 against 408)."""
-    from runtime.contrib.device_setter import GreedyLoadBalancingStrategy, byte_size_load_fn
+    from estimator_revival.contrib.device_setter import (
+        GreedyLoadBalancingStrategy,
+        byte_size_load_fn,
+    )
 
     strategy = GreedyLoadBalancingStrategy(2, byte_size_load_fn)
     with tf.Graph().as_default():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime.contrib import image
+from estimator_revival.contrib import image
 
 # A 3x4 image whose pixel (y, x) holds 10 y + x: every source point is recognisable.
 PIXELS = np.array([[10 * y + x for x in range(4)] for y in range(3)], np.float32)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime.contrib import opt
+from estimator_revival.contrib import opt
 
 LR, BETA1, BETA2, EPS, WD = 0.1, 0.9, 0.999, 1e-8, 0.01
 START = 1.0 + np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0  # no cancellation

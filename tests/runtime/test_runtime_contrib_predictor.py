@@ -6,8 +6,8 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import meta_graph_pb2
 
+from estimator_revival.contrib import predictor
 from helpers.runtime_models import X, make, raw_receiver_fn, train_input_fn
-from runtime.contrib import predictor
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime.contrib.cudnn_rnn import CudnnCompatibleGRUCell, CudnnCompatibleLSTMCell
-from runtime.contrib.rnn import GRUBlockCell, GRUBlockCellV2, LayerNormBasicLSTMCell, LSTMBlockCell
+from estimator_revival.contrib.cudnn_rnn import CudnnCompatibleGRUCell, CudnnCompatibleLSTMCell
+from estimator_revival.contrib.rnn import (
+    GRUBlockCell,
+    GRUBlockCellV2,
+    LayerNormBasicLSTMCell,
+    LSTMBlockCell,
+)
 
 BATCH, INPUT, UNITS = 3, 4, 5
 _random = np.random.RandomState(11)

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import tensorflow as tf
 
-from runtime import estimator
+from estimator_revival import estimator
 
 X = np.random.RandomState(2).normal(size=(16, 3)).astype(np.float32)
 Y = X.sum(axis=1, keepdims=True)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from estimator_revival import estimator
 from helpers.runtime_models import (
     X,
     Y,
@@ -15,7 +16,6 @@ from helpers.runtime_models import (
     predict_input_fn,
     train_input_fn,
 )
-from runtime import estimator
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from estimator_revival import estimator
+from estimator_revival.estimator import tpu
 from helpers.runtime_models import X, linear_model_fn, make, raw_receiver_fn, train_input_fn
 from helpers.saved_model_compare import signature_layout
-from runtime import estimator
-from runtime.estimator import tpu
 
 
 def supervised_receiver_fn():

@@ -7,7 +7,7 @@ bumping it by hand never advanced training."""
 import numpy as np
 import tensorflow as tf
 
-from runtime import estimator
+from estimator_revival import estimator
 
 
 def test_an_eager_global_step_of_the_program_does_not_hide_the_estimator_s(

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime import estimator
-from runtime.tf1 import discovery
+from estimator_revival import estimator
+from estimator_revival.tf1 import discovery
 
 FEATURES = np.random.RandomState(0).normal(size=(16, 3)).astype(np.float32)
 LABELS = (FEATURES.sum(axis=1) > 0).astype(np.int64)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from runtime.estimator import inputs
+from estimator_revival.estimator import inputs
 
 
 def batches(input_fn):

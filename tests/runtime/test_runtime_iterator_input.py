@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime.calls.iterator_input import dataset_of, iterators_recorded
+from estimator_revival.calls.iterator_input import dataset_of, iterators_recorded
 
 X = np.arange(12, dtype=np.float32).reshape(6, 2)
 Y = np.arange(6, dtype=np.int64)

@@ -9,7 +9,7 @@ import gc
 import numpy as np
 import tensorflow as tf
 
-from runtime.calls.legacy_dataset import reopened
+from estimator_revival.calls.legacy_dataset import reopened
 
 
 def _in_a_graph(build, seed=5):

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime.contrib import mixed_precision
-from runtime.npu import (
+from estimator_revival import npu
+from estimator_revival.contrib import mixed_precision
+from estimator_revival.npu import (
     DumpConfig,
     ExponentialUpdateLossScaleManager,
     FixedLossScaleManager,
@@ -127,10 +128,23 @@ def test_replicas_skip_the_same_steps_and_hccl_reduces_across_them():
     assert report["steps"][0] == {"weights": [1.0, 1.0], "global_step": 0}
     # Then gradients 1 and 3 are summed (no Estimator loss scaling here): 1 - 0.5 * 4.
     assert report["steps"][1] == {"weights": [-1.0, -1.0], "global_step": 1}
-    # Ranks 1 and 2 (replica id + 1) in every replica.
+    # Ranks 1 and 2 (replica id + 1) in every replica; npu_bridge's allreduce of
+    # [rank, 10 * rank] over ranks 0 and 1 is their mean, [0.5, 5]; a sparse
+    # gradient gathers both ranks' rows (values 1 and 2, both at index 0), halved.
     assert report["allreduce"] == {
-        "sum": [3.0, 3.0], "max": [2.0, 2.0], "min": [1.0, 1.0], "prod": [2.0, 2.0]
+        "sum": [3.0, 3.0], "max": [2.0, 2.0], "min": [1.0, 1.0], "prod": [2.0, 2.0],
+        "gradient_mean": [[0.5, 5.0], [0.5, 5.0]],
+        "sparse_values": [[0.5, 1.0], [0.5, 1.0]],
+        "sparse_indices": [[0.0, 0.0], [0.0, 0.0]],
+        "gradient_sum": [3.0, 3.0],
     }  # fmt: skip
+
+
+def test_npu_allreduce_on_one_device_is_the_gradient_divided_by_one():
+    gradient = tf.constant([0.1, -3.7e-8, 12345.678])
+    np.testing.assert_array_equal(npu.allreduce(gradient, None).numpy(), gradient.numpy())
+    sparse = npu.allreduce(tf.IndexedSlices(tf.constant([[2.5]]), tf.constant([3])), None)
+    assert sparse.values.numpy().tolist() == [[2.5]] and sparse.indices.numpy().tolist() == [3]
 
 
 def test_hccl_allreduce_on_one_device_is_the_tensor_and_rejects_what_it_cannot_do():

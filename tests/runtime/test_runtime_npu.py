@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from estimator_revival import estimator, npu
 from helpers.runtime_models import event_scalars, finite_input_fn, train_input_fn
-from runtime import estimator, npu
 
 STEPS = 12
 

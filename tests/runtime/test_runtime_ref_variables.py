@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime.tf1 import graph_slice, ref_variables
+from estimator_revival.tf1 import graph_slice, ref_variables
 
 X = np.random.RandomState(4).normal(size=(8, 3)).astype(np.float32)
 Y = np.random.RandomState(5).normal(size=(8, 1)).astype(np.float32)

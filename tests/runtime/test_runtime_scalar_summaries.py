@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime.engine.scalar_summaries import write_scalars
+from estimator_revival.engine.scalar_summaries import write_scalars
 
 
 def _events(directory) -> list:

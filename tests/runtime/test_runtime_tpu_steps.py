@@ -13,7 +13,7 @@ applies: the validation table's "TPUEstimator on CPU fractional steps" row.)
 import pytest
 import tensorflow as tf
 
-from runtime.estimator import tpu
+from estimator_revival.estimator import tpu
 
 
 def model_fn(features, labels, mode, params):

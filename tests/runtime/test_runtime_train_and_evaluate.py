@@ -8,6 +8,8 @@ import types
 
 import pytest
 
+from estimator_revival import estimator
+from estimator_revival.distribute import strategy_selection
 from helpers.runtime_models import (
     event_scalars,
     finite_input_fn,
@@ -16,8 +18,6 @@ from helpers.runtime_models import (
     raw_receiver_fn,
     train_input_fn,
 )
-from runtime import estimator
-from runtime.distribute import strategy_selection
 
 
 def test_throttled_evaluation_runs_once_at_the_end(tmp_path):

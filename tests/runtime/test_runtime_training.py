@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from estimator_revival import estimator
+from estimator_revival.engine.steps import TrainPrograms
+from estimator_revival.engine.training import TrainController
 from helpers.runtime_models import event_scalars, finite_input_fn, make, train_input_fn
-from runtime import estimator
-from runtime.engine.steps import TrainPrograms
-from runtime.engine.training import TrainController
 
 
 def checkpoint_steps(model_dir):
@@ -84,6 +84,25 @@ def test_summaries_loss_user_ops_and_steps_per_second(tmp_path):
     assert scalars["loss"] == [1, 6, 11, 16, 21]
     assert scalars["prediction_mean"] == [1, 6, 11, 16, 21]
     assert scalars["global_step/sec"] and all(s % 10 == 0 for s in scalars["global_step/sec"])
+
+
+def test_step_settings_may_be_floats_as_the_estimator_took_them(tmp_path):
+    """Real programs turned hooks off with 1e9 (UNet_Industrial); the Estimator's
+    timers fire once a step reaches the last one plus the setting, so 4.5 steps
+    are every 5, and 7.0 every 7 (docs/estimator_contract.md §1.3)."""
+    est = make(
+        tmp_path,
+        save_summary_steps=4.5,
+        log_step_count_steps=1e9,
+        save_checkpoints_steps=7.0,
+        keep_checkpoint_max=0,
+    )
+    assert est.config.log_step_count_steps == 1e9  # the value given, as RunConfig kept it
+    est.train(train_input_fn, steps=23)
+    scalars = event_scalars(tmp_path)
+    assert scalars["loss"] == [1, 6, 11, 16, 21]
+    assert "global_step/sec" not in scalars  # its first trigger only starts the clock
+    assert checkpoint_steps(tmp_path) == [0, 7, 14, 21, 23]
 
 
 def _loss_only_model_fn(features, labels, mode):

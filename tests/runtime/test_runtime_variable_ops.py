@@ -4,7 +4,7 @@ TensorFlow's own ``hasattr(v, "op")`` checks still see eager variables."""
 
 import tensorflow as tf
 
-from runtime import estimator
+from estimator_revival import estimator
 
 SEEN = {}
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from runtime import estimator
+from estimator_revival import estimator
 
 
 class Fetches(tf.compat.v1.train.SessionRunHook):

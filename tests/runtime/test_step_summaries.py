@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from estimator_revival.tf1 import graph_slice, step_summaries
 from helpers.harness import REPO, program_record
 from helpers.sides import RUNTIME
-from runtime.tf1 import graph_slice, step_summaries
 
 X = np.random.RandomState(6).normal(size=(8, 3)).astype(np.float32)
 Y = np.random.RandomState(7).normal(size=(8, 1)).astype(np.float32)

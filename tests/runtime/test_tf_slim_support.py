@@ -9,7 +9,7 @@ from pathlib import Path
 import tensorflow as tf
 import tf_slim
 
-import runtime  # noqa: F401  (restores the names)
+import estimator_revival.estimator  # noqa: F401  (restores the names)
 
 
 def _private_names_read() -> dict[str, set[str]]:

@@ -1,11 +1,11 @@
 """The heads of the TF 2 canned estimators (``tf.estimator.*Head``)."""
 
-from runtime.canned.heads.binary_class import BinaryClassHead
-from runtime.canned.heads.head import Head
-from runtime.canned.heads.multi_class import MultiClassHead
-from runtime.canned.heads.multi_head import MultiHead
-from runtime.canned.heads.multi_label import MultiLabelHead
-from runtime.canned.heads.regression import (
+from estimator_revival.canned.heads.binary_class import BinaryClassHead
+from estimator_revival.canned.heads.head import Head
+from estimator_revival.canned.heads.multi_class import MultiClassHead
+from estimator_revival.canned.heads.multi_head import MultiHead
+from estimator_revival.canned.heads.multi_label import MultiLabelHead
+from estimator_revival.canned.heads.regression import (
     LogisticRegressionHead,
     PoissonRegressionHead,
     RegressionHead,

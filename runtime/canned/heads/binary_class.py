@@ -4,14 +4,14 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.saved_model.model_utils import export_output
 
-from runtime.canned.heads import checks, vocabulary
-from runtime.canned.heads.head import (
+from estimator_revival.canned.heads import checks, vocabulary
+from estimator_revival.canned.heads.head import (
     Head,
     add_class_predictions,
     all_classes,
     update_with_broadcast_weights,
 )
-from runtime.canned.keys import (
+from estimator_revival.canned.keys import (
     CLASSIFY_SERVING_KEY,
     DEFAULT_SERVING_KEY,
     PREDICT_SERVING_KEY,

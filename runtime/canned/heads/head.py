@@ -7,10 +7,10 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.saved_model.model_utils import export_output
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.spec import EstimatorSpec
-from runtime.canned.heads import checks, vocabulary
-from runtime.canned.keys import (
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.spec import EstimatorSpec
+from estimator_revival.canned.heads import checks, vocabulary
+from estimator_revival.canned.keys import (
     CLASSIFY_SERVING_KEY,
     DEFAULT_SERVING_KEY,
     PREDICT_SERVING_KEY,

@@ -3,9 +3,9 @@
 import tensorflow as tf
 import tf_keras
 
-from runtime.canned.heads import checks, vocabulary
-from runtime.canned.heads.head import Head, add_class_predictions, classification_outputs
-from runtime.canned.keys import MetricKeys, PredictionKeys
+from estimator_revival.canned.heads import checks, vocabulary
+from estimator_revival.canned.heads.head import Head, add_class_predictions, classification_outputs
+from estimator_revival.canned.keys import MetricKeys, PredictionKeys
 
 _PREDICTIONS = (
     PredictionKeys.LOGITS,

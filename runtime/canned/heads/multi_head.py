@@ -13,10 +13,10 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.saved_model.model_utils import export_output
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.spec import EstimatorSpec
-from runtime.canned.heads.head import loss_summaries, train_op_for
-from runtime.canned.keys import DEFAULT_SERVING_KEY, PREDICT_SERVING_KEY, MetricKeys
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.spec import EstimatorSpec
+from estimator_revival.canned.heads.head import loss_summaries, train_op_for
+from estimator_revival.canned.keys import DEFAULT_SERVING_KEY, PREDICT_SERVING_KEY, MetricKeys
 
 
 class MultiHead:

@@ -4,14 +4,14 @@ a sigmoid cross-entropy per class averaged over the classes."""
 import tensorflow as tf
 import tf_keras
 
-from runtime.canned.heads import checks, vocabulary
-from runtime.canned.heads.head import (
+from estimator_revival.canned.heads import checks, vocabulary
+from estimator_revival.canned.heads.head import (
     Head,
     all_classes,
     classification_outputs,
     update_with_broadcast_weights,
 )
-from runtime.canned.keys import MetricKeys, PredictionKeys
+from estimator_revival.canned.keys import MetricKeys, PredictionKeys
 
 _PREDICTIONS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASSES)
 # The per-class metrics, by class id and by class name

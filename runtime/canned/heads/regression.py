@@ -6,9 +6,9 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.saved_model.model_utils import export_output
 
-from runtime.canned.heads import checks
-from runtime.canned.heads.head import Head, update_with_broadcast_weights
-from runtime.canned.keys import (
+from estimator_revival.canned.heads import checks
+from estimator_revival.canned.heads.head import Head, update_with_broadcast_weights
+from estimator_revival.canned.keys import (
     DEFAULT_SERVING_KEY,
     PREDICT_SERVING_KEY,
     REGRESS_SERVING_KEY,

@@ -4,10 +4,10 @@ a v1 optimizer."""
 
 import tensorflow as tf
 
-from runtime.canned.baseline import LEARNING_RATE, batch_size_and_checks
-from runtime.canned.v1.head import classification_head, regression_head
-from runtime.canned.v1.optimizers import get_optimizer_instance
-from runtime.engine.estimator import Estimator
+from estimator_revival.canned.baseline import LEARNING_RATE, batch_size_and_checks
+from estimator_revival.canned.v1.head import classification_head, regression_head
+from estimator_revival.canned.v1.optimizers import get_optimizer_instance
+from estimator_revival.engine.estimator import Estimator
 
 
 def _weight_column_key(weight_column) -> str | None:

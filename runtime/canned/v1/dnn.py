@@ -7,12 +7,12 @@ import tf_keras
 from tensorflow.python.feature_column import feature_column as feature_column_v1
 from tensorflow.python.feature_column import feature_column_lib
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.canned.dnn import layer_summaries
-from runtime.canned.inputs import require_features_dict
-from runtime.canned.v1.head import classification_head, regression_head
-from runtime.canned.v1.optimizers import get_optimizer_instance
-from runtime.engine.estimator import Estimator
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.canned.dnn import layer_summaries
+from estimator_revival.canned.inputs import require_features_dict
+from estimator_revival.canned.v1.head import classification_head, regression_head
+from estimator_revival.canned.v1.optimizers import get_optimizer_instance
+from estimator_revival.engine.estimator import Estimator
 
 _LEARNING_RATE = 0.05
 

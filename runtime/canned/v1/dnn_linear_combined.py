@@ -4,19 +4,19 @@ trained by its own v1 optimizer, the global step counted once after both."""
 
 import tensorflow as tf
 
-from runtime.canned.dnn import layer_summaries
-from runtime.canned.dnn_linear_combined import (
+from estimator_revival.canned.dnn import layer_summaries
+from estimator_revival.canned.dnn_linear_combined import (
     DNN_LEARNING_RATE,
     linear_learning_rate,
     refuse_sync_replicas,
     require_columns,
 )
-from runtime.canned.inputs import require_features_dict
-from runtime.canned.v1.dnn import dnn_logits
-from runtime.canned.v1.head import classification_head, regression_head
-from runtime.canned.v1.linear import linear_logits
-from runtime.canned.v1.optimizers import get_optimizer_instance
-from runtime.engine.estimator import Estimator
+from estimator_revival.canned.inputs import require_features_dict
+from estimator_revival.canned.v1.dnn import dnn_logits
+from estimator_revival.canned.v1.head import classification_head, regression_head
+from estimator_revival.canned.v1.linear import linear_logits
+from estimator_revival.canned.v1.optimizers import get_optimizer_instance
+from estimator_revival.engine.estimator import Estimator
 
 
 def dnn_linear_combined_model_fn(

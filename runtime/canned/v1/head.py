@@ -12,17 +12,17 @@ from typing import NamedTuple
 import tensorflow as tf
 import tf_keras
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.spec import EstimatorSpec
-from runtime.canned.heads import (
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.spec import EstimatorSpec
+from estimator_revival.canned.heads import (
     BinaryClassHead,
     MultiClassHead,
     MultiLabelHead,
     RegressionHead,
     checks,
 )
-from runtime.canned.heads.multi_label import class_slice
-from runtime.canned.keys import MetricKeys, PredictionKeys
+from estimator_revival.canned.heads.multi_label import class_slice
+from estimator_revival.canned.keys import MetricKeys, PredictionKeys
 
 _LOSS_REDUCTION = tf.compat.v1.losses.Reduction
 

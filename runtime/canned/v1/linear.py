@@ -6,18 +6,18 @@ import tensorflow as tf
 from tensorflow.python.feature_column import feature_column as feature_column_v1
 from tensorflow.python.feature_column import feature_column_lib
 
-from runtime.canned.inputs import require_features_dict
-from runtime.canned.linear import (
+from estimator_revival.canned.inputs import require_features_dict
+from estimator_revival.canned.linear import (
     LEARNING_RATE,
     default_learning_rate,
     sdca_model_fn,
     summarized_linear_model,
     weight_summaries,
 )
-from runtime.canned.sdca import LinearSDCA, check_arguments
-from runtime.canned.v1.head import classification_head, regression_head
-from runtime.canned.v1.optimizers import get_optimizer_instance
-from runtime.engine.estimator import Estimator
+from estimator_revival.canned.sdca import LinearSDCA, check_arguments
+from estimator_revival.canned.v1.head import classification_head, regression_head
+from estimator_revival.canned.v1.optimizers import get_optimizer_instance
+from estimator_revival.engine.estimator import Estimator
 
 
 def linear_logits(features, feature_columns, units: int, sparse_combiner: str):

@@ -8,10 +8,10 @@ import tensorflow as tf
 # None elsewhere, as on TF 1.
 from tensorflow.python.tpu.tpu_function import get_tpu_context
 
-from runtime.estimator.tpu.cross_shard_optimizer import CrossShardOptimizer
-from runtime.estimator.tpu.tpu_config import InputPipelineConfig, RunConfig, TPUConfig
-from runtime.estimator.tpu.tpu_estimator import ExportSavedModelApiVersion, TPUEstimator
-from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
+from estimator_revival.estimator.tpu.cross_shard_optimizer import CrossShardOptimizer
+from estimator_revival.estimator.tpu.tpu_config import InputPipelineConfig, RunConfig, TPUConfig
+from estimator_revival.estimator.tpu.tpu_estimator import ExportSavedModelApiVersion, TPUEstimator
+from estimator_revival.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec
 
 # tf.contrib.tpu's asynchronous saver wrote the same checkpoints as the plain one;
 # the runtime saves between its step loops, so the plain hook serves both.

@@ -21,8 +21,8 @@ import contextvars
 
 import tensorflow as tf
 
-from runtime.tf1 import tpu_slices
-from runtime.tf1.wrapped_optimizer import WrappedOptimizer, replicas_in_sync
+from estimator_revival.tf1 import tpu_slices
+from estimator_revival.tf1.wrapped_optimizer import WrappedOptimizer, replicas_in_sync
 
 _BASE_APPLY = tf.compat.v1.train.Optimizer.apply_gradients
 _REDUCTIONS = (tf.compat.v1.losses.Reduction.MEAN, tf.compat.v1.losses.Reduction.SUM)

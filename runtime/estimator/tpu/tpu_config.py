@@ -11,8 +11,8 @@ import re
 
 import numpy as np
 
-from runtime.engine.run_config import RunConfig as _RunConfig
-from runtime.engine.run_config import TaskType
+from estimator_revival.engine.run_config import RunConfig as _RunConfig
+from estimator_revival.engine.run_config import TaskType
 
 log = logging.getLogger("tensorflow")
 

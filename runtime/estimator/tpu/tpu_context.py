@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.estimator.tpu.tpu_config import InputPipelineConfig
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.estimator.tpu.tpu_config import InputPipelineConfig
 
 
 @dataclasses.dataclass(frozen=True)

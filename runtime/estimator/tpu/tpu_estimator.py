@@ -24,20 +24,25 @@ import logging
 
 import tensorflow as tf
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.model_fn_call import ModelFnCaller, call_input_fn, fn_args, verify_model_fn_args
-from runtime.distribute import strategy_selection
-from runtime.distribute.host_calls import HostCallOutfeed
-from runtime.distribute.replication import Replication
-from runtime.engine.estimator import Estimator
-from runtime.estimator.tpu.cross_shard_optimizer import one_replica_of
-from runtime.estimator.tpu.tpu_config import (
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.model_fn_call import (
+    ModelFnCaller,
+    call_input_fn,
+    fn_args,
+    verify_model_fn_args,
+)
+from estimator_revival.distribute import strategy_selection
+from estimator_revival.distribute.host_calls import HostCallOutfeed
+from estimator_revival.distribute.replication import Replication
+from estimator_revival.engine.estimator import Estimator
+from estimator_revival.estimator.tpu.cross_shard_optimizer import one_replica_of
+from estimator_revival.estimator.tpu.tpu_config import (
     RunConfig,
     check_positive_integer,
     parse_iterations_per_loop,
 )
-from runtime.estimator.tpu.tpu_context import ReplicaLayout, TPUContext
-from runtime.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec, device_spec
+from estimator_revival.estimator.tpu.tpu_context import ReplicaLayout, TPUContext
+from estimator_revival.estimator.tpu.tpu_estimator_spec import TPUEstimatorSpec, device_spec
 
 log = logging.getLogger("tensorflow")
 

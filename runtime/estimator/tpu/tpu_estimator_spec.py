@@ -9,12 +9,12 @@ import logging
 
 import tensorflow as tf
 
-from runtime.calls.mode_keys import ModeKeys
-from runtime.calls.model_fn_call import fn_args
-from runtime.calls.spec import EstimatorSpec
-from runtime.distribute.host_calls import HostCallOutfeed, call_host_fn
-from runtime.engine.hooks import InGraphHook
-from runtime.tf1 import tpu_slices
+from estimator_revival.calls.mode_keys import ModeKeys
+from estimator_revival.calls.model_fn_call import fn_args
+from estimator_revival.calls.spec import EstimatorSpec
+from estimator_revival.distribute.host_calls import HostCallOutfeed, call_host_fn
+from estimator_revival.engine.hooks import InGraphHook
+from estimator_revival.tf1 import tpu_slices
 
 log = logging.getLogger("tensorflow")
 
