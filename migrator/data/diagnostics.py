@@ -37,6 +37,7 @@ CODES = {
             "warning",
             "TF 1 left an order open that the runtime fixes: numbers may differ",
         ),
+        Code("MIG112", "error", "input the runtime cannot run every step (TF 1's input queues)"),
     ]
 }
 

@@ -719,6 +719,59 @@ INSTEAD = {
 }
 
 
+# TF 1's queue-based input: input queues filled by QueueRunner threads that a
+# MonitoredSession started. The runtime runs input_fn's tf.data pipelines and
+# iterators every step (docs/runtime.md, "What the runtime refuses"), not these.
+QUEUE_INPUT = frozenset(
+    {
+        *(
+            f"tensorflow.train.{name}"
+            for name in (
+                "batch",
+                "batch_join",
+                "shuffle_batch",
+                "shuffle_batch_join",
+                "maybe_batch",
+                "maybe_batch_join",
+                "maybe_shuffle_batch",
+                "maybe_shuffle_batch_join",
+                "input_producer",
+                "string_input_producer",
+                "range_input_producer",
+                "slice_input_producer",
+                "limit_epochs",
+                "start_queue_runners",
+                "add_queue_runner",
+                "QueueRunner",
+            )
+        ),
+        "tensorflow.train.queue_runner",
+        *(
+            f"tensorflow.{name}"
+            for name in (
+                "TFRecordReader",
+                "TextLineReader",
+                "WholeFileReader",
+                "FixedLengthRecordReader",
+                "IdentityReader",
+                "LMDBReader",
+                "FIFOQueue",
+                "RandomShuffleQueue",
+                "PaddingFIFOQueue",
+                "PriorityQueue",
+            )
+        ),
+    }
+)
+
+
+def queue_input(qualified_name: str) -> bool:
+    """Whether a TF 1 name (or its ``tf.compat.v1`` spelling) is queue-based input."""
+    name = qualified_name.replace("tensorflow.compat.v1.", "tensorflow.", 1)
+    parts = name.split(".")
+    return any(".".join(parts[:end]) in QUEUE_INPUT for end in range(2, len(parts) + 1))
+
+
 def _of_name_or_module(qualified: str, by_name: dict, by_module: dict):
     """``by_name[qualified]``, else the entry of the module ``qualified`` is or lies
     in, else None."""

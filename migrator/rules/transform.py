@@ -353,6 +353,16 @@ class MigrateTransformer(cst.CSTTransformer):
     def _tf1_reference(self, original, updated, qualified: str):
         if not qualified.startswith("tensorflow."):
             return updated
+        if symbols.queue_input(qualified):
+            self._report(
+                original,
+                "MIG112",
+                f"{_short(qualified)} is TF 1's queue-based input, whose QueueRunner threads "
+                "the Estimator's session started; the runtime runs tf.data pipelines and "
+                "iterators every step, not queues",
+                "docs/runtime.md, 'What the runtime refuses'",
+                names=(qualified,),
+            )
         if qualified.startswith("tensorflow.python."):
             return self._private_reference(original, updated, qualified)
         first_use = self.edits.first_v1_layers_use is None

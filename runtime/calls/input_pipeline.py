@@ -17,6 +17,9 @@ class InputPipeline:
     infinite: bool  # whether the input never ends (no end-of-input check needed)
     # What model_fn gets for an element (input_fn's own values around its tensors).
     to_model_input: Callable = staticmethod(lambda element: element)
+    # The placeholders input_fn's result is computed from, which hooks feed:
+    # {tensor name: TensorSpec}
+    feedable: dict = dataclasses.field(default_factory=dict)
 
     @classmethod
     def open(

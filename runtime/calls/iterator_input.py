@@ -1,13 +1,15 @@
-"""input_fns that return ``iterator.get_next()`` instead of a dataset.
+"""The datasets behind an input_fn's iterators, when input_fn is called eagerly.
 
-The TF 1 tutorial pattern builds a dataset, makes a one-shot or initializable
-iterator and returns its ``get_next()`` tensors: in the Estimator's graph those
-tensors were a new batch on every step (the initializable iterator's initializer
-ran with the Scaffold's local init). Called eagerly, ``get_next()`` is one batch
-of values, which would be repeated forever. While input_fn runs,
-:func:`iterators_recorded` hands out iterators that remember their dataset;
-:func:`dataset_of` then returns that dataset, its elements laid out as input_fn
-returned them.
+An input_fn that returns ``iterator.get_next()`` (and what it computes from it)
+is read from the discovery graph it ran in (runtime/tf1/input_slice.py). Where
+its datasets cannot be opened from that graph (they read a table or a variable
+of it) or where another input pipeline needs its own (a worker of a replicated
+strategy), input_fn is called again, eagerly. Its iterators are then stand-ins
+that remember their datasets, in the order input_fn made them: iterating a
+dataset here would use up one of its shuffles (each iterator of a dataset
+reshuffles), and an initializable iterator cannot be made eagerly at all.
+What input_fn computes from ``get_next()`` is thrown away: the steps compute it
+from the discovery graph.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ import contextlib
 from collections.abc import Iterator
 
 import tensorflow as tf
-
-_FACTORIES = ("make_one_shot_iterator", "make_initializable_iterator")
+from tensorflow.python.data.ops import dataset_ops
 
 
 class RecordedIterator:
@@ -25,18 +26,10 @@ class RecordedIterator:
 
     def __init__(self, dataset: tf.data.Dataset) -> None:
         self.dataset = dataset
-        self.element = None
 
     def get_next(self, name=None):
-        if self.element is not None:
-            raise NotImplementedError(
-                "input_fn calls get_next() twice on one iterator; the runtime reads the "
-                "dataset itself. Return the dataset, or one get_next() of it."
-            )
-        # Stand-ins with the element's structure: iterating the dataset here would
-        # use up one of its shuffles (each iterator of a dataset reshuffles).
-        self.element = tf.nest.map_structure(_stand_in, self.dataset.element_spec)
-        return self.element
+        """Values with the element's structure, only ever thrown away."""
+        return tf.nest.map_structure(_stand_in, self.dataset.element_spec)
 
     @property
     def initializer(self):
@@ -45,17 +38,14 @@ class RecordedIterator:
 
 
 def _stand_in(spec):
-    """A value of ``spec`` (unknown dimensions 1), only ever compared by identity."""
+    """A value of ``spec`` (unknown dimensions 1)."""
     if isinstance(spec, tf.SparseTensorSpec):
         rank = spec.shape.rank
         return tf.sparse.SparseTensor(
             tf.zeros([0, rank], tf.int64), tf.zeros([0], spec.dtype), [1] * rank
         )
-    if not isinstance(spec, tf.TensorSpec):
-        raise NotImplementedError(
-            f"input_fn returns get_next() of a dataset with {type(spec).__name__} "
-            "elements; return the dataset itself."
-        )
+    if isinstance(spec, tf.RaggedTensorSpec):
+        return tf.ragged.constant([], dtype=spec.dtype, ragged_rank=spec.ragged_rank)
     sizes = spec.shape.as_list() if spec.shape.rank is not None else []
     shape = [1 if size is None else size for size in sizes]
     if spec.dtype == tf.string:
@@ -64,51 +54,21 @@ def _stand_in(spec):
 
 
 @contextlib.contextmanager
-def iterators_recorded() -> Iterator[list[RecordedIterator]]:
-    recorded: list[RecordedIterator] = []
+def datasets_recorded() -> Iterator[list[tf.data.Dataset]]:
+    """While it is active, v1 iterators input_fn makes eagerly are stand-ins;
+    yields the datasets they iterate, in the order input_fn made them."""
+    recorded: list[tf.data.Dataset] = []
 
-    def make(dataset, shared_name=None):
-        iterator = RecordedIterator(dataset)
-        recorded.append(iterator)
-        return iterator
+    def make(dataset, *args, **kwargs):
+        recorded.append(dataset)
+        return RecordedIterator(dataset)
 
-    namespace = tf.compat.v1.data
-    originals = {name: getattr(namespace, name) for name in _FACTORIES}
-    for name in _FACTORIES:
-        setattr(namespace, name, make)
+    names = ("_make_one_shot_iterator", "_make_initializable_iterator")
+    originals = {name: getattr(dataset_ops.DatasetV1, name) for name in names}
+    for name in names:
+        setattr(dataset_ops.DatasetV1, name, make)
     try:
         yield recorded
     finally:
         for name, original in originals.items():
-            setattr(namespace, name, original)
-
-
-def dataset_of(result, recorded: list[RecordedIterator]) -> tf.data.Dataset | None:
-    """The dataset behind ``result`` when it is made of one iterator's
-    ``get_next()`` tensors (None when no iterator was used)."""
-    used = [iterator for iterator in recorded if iterator.element is not None]
-    if not used:
-        return None
-    if len(used) > 1:
-        raise NotImplementedError(
-            "input_fn returns tensors of several iterators; return one dataset instead "
-            "(e.g. tf.data.Dataset.zip)."
-        )
-    (iterator,) = used
-    element = tf.nest.flatten(iterator.element)
-    positions = {id(tensor): index for index, tensor in enumerate(element)}
-    returned = tf.nest.flatten(result)
-    missing = [tensor for tensor in returned if id(tensor) not in positions]
-    if missing:
-        raise NotImplementedError(
-            "input_fn returns tensors computed from iterator.get_next(); the runtime "
-            "reads the dataset itself, so move that computation into dataset.map(...) "
-            "and return get_next()'s tensors (or the dataset) unchanged."
-        )
-    layout = [positions[id(tensor)] for tensor in returned]
-
-    def arrange(*parts):
-        flat = tf.nest.flatten(parts[0] if len(parts) == 1 else parts)
-        return tf.nest.pack_sequence_as(result, [flat[index] for index in layout])
-
-    return iterator.dataset.map(arrange)
+            setattr(dataset_ops.DatasetV1, name, original)

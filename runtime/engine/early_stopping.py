@@ -42,8 +42,8 @@ def make_early_stopping_hook(estimator, should_stop_fn, run_every_secs=60, run_e
             )
         raise NotImplementedError(
             "Early stopping with RunConfig(train_distribute=...) sums a stop signal across "
-            "workers; the runtime does not run that yet. Train without train_distribute, "
-            "or stop on max_steps."
+            "workers, which the runtime does not run (docs/runtime.md, 'What the runtime "
+            "refuses')."
         )
     if estimator.config.is_chief:
         return StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)

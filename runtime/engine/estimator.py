@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -227,9 +228,9 @@ class Estimator:
         if not self._config.save_checkpoints_steps:
             raise ValueError(
                 "Training on several workers (MultiWorkerMirroredStrategy) saves checkpoints "
-                "on every worker at the same global steps; set "
-                "RunConfig(save_checkpoints_steps=N) instead of save_checkpoints_secs, "
-                "which the workers' clocks would disagree on."
+                "on every worker at the same global steps, which save_checkpoints_secs "
+                "cannot give: the workers' clocks disagree (docs/runtime.md, 'What the "
+                "runtime refuses')."
             )
         if self._config.is_chief:
             yield self._model_dir
@@ -291,7 +292,9 @@ class Estimator:
                 programs.traced,
                 hooks,
                 begin,
-                lambda: programs.step.get_concrete_function(iterator, tf.constant(False), ()),
+                lambda: programs.step.get_concrete_function(
+                    iterator, tf.constant(False), (), pipeline.feedable
+                ),
                 latest,
             )
             if hook_graph is None:  # no trace ran begin(): only the listeners begin
@@ -309,7 +312,12 @@ class Estimator:
                 programs=programs,
                 iterator=iterator,
                 store=self._store,
-                hooks=HookDriver(plan.user_hooks, store=self._store, hook_graph=hook_graph),
+                hooks=HookDriver(
+                    plan.user_hooks,
+                    store=self._store,
+                    hook_graph=hook_graph,
+                    feedable=pipeline.feedable,
+                ),
                 checkpoint_writer=(
                     self._checkpoint_writer(output_dir, blueprint, summary_writer)
                     if cadence
@@ -472,16 +480,14 @@ class Estimator:
                 programs.traced,
                 hooks,
                 with_spec_hooks(hooks, "evaluation_hooks"),
-                lambda: programs.step.get_concrete_function(iterator, ()),
+                lambda: programs.step.get_concrete_function(iterator, (), pipeline.feedable),
                 checkpoint_path,
             )
             if hooks:
-                self._evaluate_hooked(
-                    programs,
-                    iterator,
-                    steps,
-                    HookDriver(hooks, store=self._store, hook_graph=hook_graph),
+                driver = HookDriver(
+                    hooks, store=self._store, hook_graph=hook_graph, feedable=pipeline.feedable
                 )
+                self._evaluate_hooked(programs, iterator, steps, driver)
             else:
                 # A fractional count ran until the counter passed it, as the Estimator's hook did.
                 remaining = math.ceil(steps) if steps is not None else np.iinfo(np.int32).max
@@ -500,9 +506,9 @@ class Estimator:
         driver.after_create_session()
         done = 0
         while steps is None or done < steps:
-            names = driver.before_run()
-            try:
-                result = programs.step(iterator, names)
+            try:  # a hook's before_run (a feed_fn out of data) or the input may end it
+                names = driver.before_run()
+                result = programs.step(iterator, names, driver.feeds)
             except tf.errors.OutOfRangeError:
                 break
             done += 1
@@ -544,16 +550,18 @@ class Estimator:
                 program.traced,
                 hooks,
                 with_spec_hooks(hooks, "prediction_hooks"),
-                lambda: program.step.get_concrete_function(iterator, ()),
+                lambda: program.step.get_concrete_function(iterator, (), pipeline.feedable),
                 checkpoint_path,
             )
-        driver = HookDriver(hooks, store=self._store, hook_graph=hook_graph)
+        driver = HookDriver(
+            hooks, store=self._store, hook_graph=hook_graph, feedable=pipeline.feedable
+        )
         driver.after_create_session()
         while True:
-            names = driver.before_run() if driver else ()
             with replication.scope(), self._store.serving(), self._graph_options():
-                try:
-                    result = program.step(iterator, names)
+                try:  # a hook's before_run (a feed_fn out of data) or the input may end it
+                    names = driver.before_run() if driver else ()
+                    result = program.step(iterator, names, driver.feeds)
                 except tf.errors.OutOfRangeError:
                     break
             predictions = _numpy(result["predictions"])
@@ -657,11 +665,8 @@ class Estimator:
         )
         # Before model_fn adds to the graph: only the input's ops are copied. On
         # a parameter-server cluster each worker builds its own dataset.
-        reopened = (
-            None
-            if replication.scheduler is not None or input_graph.dataset is None
-            else legacy_dataset.reopened(input_graph.dataset)
-        )
+        reopened = None if replication.scheduler is not None else _input_reopened(input_graph)
+        iterated = input_graph.iterated
         blueprint = self._call_cache.blueprint(
             input_graph, lambda: self._discover(input_graph, input_fn, replication)
         )
@@ -679,9 +684,8 @@ class Estimator:
             if blueprint.scaffold_init_fn:
                 raise ValueError(
                     "model_fn returned a Scaffold with init_fn, which needs a "
-                    "tf.compat.v1.Session to initialize a fresh model; the runtime has none. "
-                    "Call tf.compat.v1.train.init_from_checkpoint inside model_fn, or pass "
-                    "warm_start_from to the Estimator, instead."
+                    "tf.compat.v1.Session to initialize a fresh model; the runtime has none "
+                    "(docs/runtime.md, 'What the runtime refuses')."
                 )
             self._set_values(records, checkpoint_path)
             self._store.empty_tables([table.name for table in blueprint.tables])
@@ -692,25 +696,29 @@ class Estimator:
 
         def open_dataset(context=None) -> tf.data.Dataset:
             if reopened is not None and _same_pipeline(context, input_context):
-                return reopened  # input_fn's own dataset: no second call
+                return reopened  # input_fn's own datasets: no second call
             with (
                 seeds.replaying(blueprint.input_seeds, what="input_fn"),
-                iterator_input.iterators_recorded() as iterators,
+                iterator_input.datasets_recorded() as datasets,
             ):
                 result = self._call_input_fn(input_fn, mode, context)
             if isinstance(result, tf.data.Dataset):
                 return result
-            # An iterator's get_next(): a new element every step, as in the legacy graph.
-            dataset = iterator_input.dataset_of(result, iterators)
-            if dataset is not None:
-                return dataset
+            if iterated is not None:  # its iterators' datasets, read every step
+                return iterated.element_dataset(datasets)
             constant_inputs.append(ConstantInput(result))
             return constant_inputs[-1].dataset()
 
         pipeline = InputPipeline.open(
             open_dataset, replication, whole_steps_only=self._on_legacy_mirrored_strategy(mode)
         )
-        if constant_inputs:
+        if iterated is not None:
+            # what input_fn computed from get_next(), computed every step
+            model_input = functools.partial(iterated.model_input, variables=self._store)
+            pipeline = dataclasses.replace(
+                pipeline, to_model_input=model_input, feedable=iterated.fed
+            )
+        elif constant_inputs:
             pipeline = dataclasses.replace(pipeline, to_model_input=constant_inputs[0].model_input)
         return blueprint, pipeline
 
@@ -775,6 +783,20 @@ class Estimator:
             outfeed=outfeed,
             to_model_input=pipeline.to_model_input,
         )
+
+
+def _input_reopened(input_graph) -> tf.data.Dataset | None:
+    """What input_fn returned in the discovery graph, as a dataset the programs can
+    iterate: its dataset, or its iterators' datasets read as one; None where one
+    reads state of that graph (legacy_dataset.py)."""
+    if input_graph.dataset is not None:
+        return legacy_dataset.reopened(input_graph.dataset)
+    if input_graph.iterated is None:
+        return None
+    datasets = [legacy_dataset.reopened(dataset) for dataset in input_graph.iterated.datasets]
+    if any(dataset is None for dataset in datasets):
+        return None
+    return input_graph.iterated.element_dataset(datasets)
 
 
 def _same_pipeline(context, discovered) -> bool:

@@ -110,9 +110,8 @@ class HookSession:
         raise RuntimeError(
             f"Hook {self._where} uses the session (session.{name}), but the runtime "
             "runs model_fn with tf.function and has no tf.compat.v1.Session; a hook's "
-            "session serves run() of variables and of what depends on them alone. "
-            "Request tensors through before_run(SessionRunArgs(...)) instead, or move "
-            "the work into model_fn."
+            "session serves run() of variables and of what depends on them alone "
+            "(docs/runtime.md, 'What the runtime refuses')."
         )
 
 
@@ -127,13 +126,16 @@ def _described(fetch) -> str:
 class HookDriver:
     """Calls a list of hooks around each step, as MonitoredSession did."""
 
-    def __init__(self, hooks, *, store, hook_graph: HookGraph | None = None) -> None:
+    def __init__(self, hooks, *, store, hook_graph: HookGraph | None = None, feedable=None) -> None:
         """``hook_graph``: the graph model_fn was traced in and hooks began in, where
         they look tensors, collections and the global step up (None: a graph with
-        only the step)."""
+        only the step). ``feedable``: the placeholders input_fn's result is computed
+        from, ``{tensor name: TensorSpec}``, which hooks' ``feed_dict``s feed."""
         self.hooks = list(hooks)
         self._store = store  # where fetched variables are read
         self._pending: list[tuple] = []
+        self._feedable = dict(feedable or {})
+        self.feeds: dict = {}  # the values hooks feed in the next step, by tensor name
         if hook_graph is None:
             graph = tf.Graph()
             graph.add_to_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP, store.global_step)
@@ -165,6 +167,7 @@ class HookDriver:
         Variables are read now, before the step, as a TF1 session read them.
         """
         self._pending = []
+        self.feeds = {}
         names = set()
         for hook in self.hooks:
             context = SessionRunContext(
@@ -175,11 +178,8 @@ class HookDriver:
                 args = hook.before_run(context)
             fetches = None
             if args is not None:
-                if args.feed_dict:
-                    raise ValueError(
-                        f"Hook {type(hook).__name__} feeds values (feed_dict); the runtime "
-                        "cannot feed a traced step. Compute the value inside model_fn instead."
-                    )
+                self._take_feeds(hook, args.feed_dict or {})
+            if args is not None and args.fetches is not None:
                 fetches = tf.nest.map_structure(_fetch_key, args.fetches)
                 names.update(k for k in tf.nest.flatten(fetches) if isinstance(k, str))
                 fetches = tf.nest.map_structure(
@@ -188,6 +188,19 @@ class HookDriver:
                 )
             self._pending.append((hook, context, fetches))
         return tuple(sorted(names))
+
+    def _take_feeds(self, hook, feed_dict: dict) -> None:
+        """The values ``hook`` feeds input_fn's placeholders this step."""
+        for key, value in feed_dict.items():
+            name = key.name if isinstance(key, tf.Tensor) else str(key)
+            if name not in self._feedable:
+                raise ValueError(
+                    f"Hook {type(hook).__name__} feeds {name!r} (feed_dict); the runtime feeds "
+                    "only placeholders input_fn builds and computes its result from "
+                    f"({', '.join(sorted(self._feedable)) or 'none here'}; docs/runtime.md, "
+                    "'What the runtime refuses')."
+                )
+            self.feeds[name] = np.asarray(value, dtype=self._feedable[name].dtype.as_numpy_dtype)
 
     def after_run(self, fetched: dict) -> bool:
         """Hands each hook its values (``fetched``: the step's output tensors by name);

@@ -23,9 +23,11 @@ from estimator_revival.tf1 import (
     global_random,
     graph_collections,
     graph_slice,
+    input_slice,
     seeds,
     session_setup,
     unfetched_updates,
+    v1_summaries,
 )
 from estimator_revival.tf1.discovery import Blueprint
 from estimator_revival.tf1.keras_graph_semantics import tf1_batch_norm_updates
@@ -179,6 +181,20 @@ class TracedModel:
     def _evaluating(self) -> bool:
         return self.blueprint.mode == ModeKeys.EVAL
 
+    def next_element(self, iterator, feeds=None):
+        """The input's next element, with the values hooks feed input_fn's
+        placeholders in this step (input_slice.py)."""
+        element = iterator.get_next()
+        if not feeds:
+            return element
+        if self.replication.replicated:
+            raise NotImplementedError(
+                "Hooks feed input_fn's placeholders (feed_dict); the runtime feeds them "
+                "on one device, not on the replicas of a distribution strategy "
+                "(docs/runtime.md, 'What the runtime refuses')."
+            )
+        return input_slice.Fed(element, dict(feeds))
+
     def model_inputs(self, element) -> list:
         """What model_fn gets for ``element``, as a graph slice takes it."""
         return graph_slice.model_inputs(*self._features_and_labels(element))
@@ -321,13 +337,26 @@ class TrainPrograms:
             return self._replicated_train_step(element)
         if self._sliced_step is not None and not fetch_names:
             return self._discovered_train_step(element, record_summaries)
-        with root_name_scope(), self._summaries(record_summaries):
+        if not self.summaries_in_step:
+            with root_name_scope():
+                per_replica, _ = self.traced.run(
+                    element, on_replica=loss_after_train_op, fetch_names=fetch_names
+                )
+            return self.traced.reported_loss(per_replica)
+        with root_name_scope(), self._summaries(record_summaries) as summary_step:
             per_replica, _ = self.traced.run(
-                element, on_replica=loss_after_train_op, fetch_names=fetch_names
+                element, on_replica=_loss_and_summaries, fetch_names=fetch_names
             )
-            loss = self.traced.reported_loss(per_replica)
-            self._write_loss_summary(loss)
-        return loss
+            losses, protos = per_replica
+            loss = self.traced.reported_loss(losses)
+            written = self._write_summaries(
+                record_summaries,
+                summary_step,
+                [self.traced.replication.first_replica(protos)],
+                loss,
+            )
+        with tf.control_dependencies([written]):
+            return tf.identity(loss)
 
     def _discovered_train_step(self, element, record_summaries):
         """The discovery graph's own ``train_op`` and ``loss``, from the inputs: no
@@ -367,39 +396,44 @@ class TrainPrograms:
         store, summarized = self.traced.store, self._summarized_step
         # the step value, and the variables the summaries read, are read before
         # the step's updates, as the trace reads them
-        with self._summaries(record_summaries):
+        with self._summaries(record_summaries) as summary_step:
             before = _read_when(record_summaries, [store[name] for name in summarized.read_before])
             loss, train_op, read = summarized.step.compute(
                 store, inputs, self.traced.random_streams
             )
             loss = _loss_after(loss, train_op)
 
-            def write():
+            def protos():
                 # the step's tensors, taken into the branch (an import does not capture)
                 taken = [tf.identity(tensor) for tensor in (*inputs, *read, *before)]
-                protos = summarized.summaries.compute(store, taken)
-                tf.summary.experimental.write_raw_pb(tf.stack(protos))
-                with root_name_scope():  # the branch's own scope aside
-                    self._write_loss_summary(loss)
-                return tf.constant(True)
+                return summarized.summaries.compute(store, taken)
 
-            written = tf.cond(record_summaries, write, lambda: tf.constant(False))
+            written = self._write_summaries(record_summaries, summary_step, protos, loss)
         with tf.control_dependencies([written]):
             return tf.identity(loss)
 
-    def _write_loss_summary(self, loss) -> None:
-        """Estimator's ``loss`` summary, inside a step with summaries of its own."""
-        if self.summaries_in_step and self._loss_tag is not None:
-            tf.summary.scalar(self._loss_tag, loss)
+    def _write_summaries(self, record, step, protos, loss) -> tf.Tensor:
+        """On summary steps, model_fn's summary ``protos`` (or a function making
+        them in the branch) and the Estimator's ``loss`` scalar, merged into one
+        ``Summary`` as the Estimator's SummarySaverHook wrote it."""
 
+        def write():
+            made = protos() if callable(protos) else protos
+            proto = v1_summaries.merged(made, self._loss_tag, loss)
+            with tf.control_dependencies([v1_summaries.write(self._writer, step, proto)]):
+                return tf.constant(True)
+
+        return tf.cond(record, write, lambda: tf.constant(False))
+
+    @contextlib.contextmanager
     def _summaries(self, record):
-        if not self.summaries_in_step:
-            # Summaries written to model_fn's own writers (a host_call's) record
-            # as they would anywhere else.
-            return contextlib.nullcontext()
-        # Estimator wrote summaries with the step value after the step.
+        """Where model_fn's summaries are built, with the step they are written at
+        (the step value after the step, as the Estimator wrote them): its v1
+        summary ops as TF 1's kernels, run on summary steps (v1_summaries.py);
+        its TF 2 summary ops write to the run's writer."""
         step = self.traced.global_step.read_value() + 1
-        return _SummaryScope(self._writer, step, record)
+        with _SummaryScope(self._writer, step, record), v1_summaries.as_tf1_ops():
+            yield step
 
     def write_loss_summaries(self, steps: list[int], losses: list) -> None:
         """Estimator's ``loss`` summaries at ``steps``, for a model_fn that writes no
@@ -470,10 +504,17 @@ class TrainPrograms:
             "steps_after": steps_after.stack()[:steps],
         }
 
-    def _step(self, iterator, record, fetch_names=()):
-        """One step that also outputs the tensors hooks asked for by name."""
-        loss = self._train_step(iterator.get_next(), record, fetch_names)
+    def _step(self, iterator, record, fetch_names=(), feeds=None):
+        """One step that also outputs the tensors hooks asked for by name (and
+        feeds input_fn's placeholders what they feed)."""
+        loss = self._train_step(self.traced.next_element(iterator, feeds), record, fetch_names)
         return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
+
+
+def _loss_and_summaries(spec: EstimatorSpec) -> tuple:
+    """A training step's loss after its train_op, and model_fn's v1 summaries
+    merged (only replica 0 builds them: an empty ``Summary`` in the others)."""
+    return loss_after_train_op(spec), v1_summaries.merged_collection()
 
 
 def loss_after_train_op(spec: EstimatorSpec):
@@ -523,7 +564,8 @@ def fetch_by_name(names, *, after) -> dict:
 
 
 class _SummaryScope:
-    """Default writer + step + record_if, so v1 summary ops write through tf.summary."""
+    """Default writer + step + record_if: where summaries record (model_fn's TF 2
+    summary ops, and the updates run on summary steps only: unfetched_updates.py)."""
 
     def __init__(self, writer, step, record):
         self._scopes = [writer.as_default(step=step), tf.summary.record_if(record)]
@@ -553,8 +595,8 @@ class EvalPrograms:
         self.step = tf.function(self._step, autograph=False)
         self._values = None
 
-    def _step(self, iterator, fetch_names=()):
-        update = self._update(iterator.get_next(), fetch_names)
+    def _step(self, iterator, fetch_names=(), feeds=None):
+        update = self._update(self.traced.next_element(iterator, feeds), fetch_names)
         return {"fetched": fetch_by_name(fetch_names, after=update)}
 
     def _update(self, element, fetch_names=()):
@@ -657,8 +699,8 @@ class PredictProgram:
         )
         self.step = tf.function(self._step, autograph=False)
 
-    def _step(self, iterator, fetch_names=()):
-        element = iterator.get_next()
+    def _step(self, iterator, fetch_names=(), feeds=None):
+        element = self.traced.next_element(iterator, feeds)
         replication = self.traced.replication
         if self._predictions is not None and not fetch_names:
             # The discovery graph's own ops, from the features: no model_fn call.

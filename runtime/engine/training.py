@@ -181,8 +181,13 @@ class TrainController:
 
     def _run_hooked_step(self) -> bool:
         """One step, or one run of ``steps_per_run`` steps, inside the hooks'
-        ``before_run``/``after_run`` (fetches come from the run's last step)."""
-        names = self._hooks.before_run()
+        ``before_run``/``after_run`` (fetches come from the run's last step). A
+        hook that raises OutOfRangeError (a feed_fn out of data) ends training, as
+        MonitoredSession ended its run."""
+        try:
+            names = self._hooks.before_run()
+        except tf.errors.OutOfRangeError:
+            return True
         if self._settings.steps_per_run:
             leading = self._plan(self._global_step()) - 1
             if leading > 0 and self._run_steps(leading):
@@ -195,6 +200,7 @@ class TrainController:
                 self._iterator,
                 tf.constant(self._record_summary_now(step)),
                 names,
+                self._hooks.feeds,
             )
         except tf.errors.OutOfRangeError:
             return True

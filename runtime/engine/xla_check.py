@@ -32,7 +32,9 @@ def compile_step(estimator, mode: str, input_fn) -> str:
     TPU; a plain Estimator's eval metrics are part of its device step.
     """
     blueprint, pipeline = estimator._prepare(mode, input_fn, estimator.latest_checkpoint())
-    element = next(pipeline.iterator)
+    # what input_fn computed from its element (get_next()'s tensors) ran on the
+    # host, as TPUEstimator's input pipeline ran it: outside the compiled step
+    element = tf.function(pipeline.to_model_input, autograph=False)(next(pipeline.iterator))
     replication = estimator._replications[mode]
     outfeed = HostCallOutfeed(replication) if estimator.runs_host_calls_on_host else None
     traced = steps.TracedModel(

@@ -20,7 +20,7 @@ def allreduce(tensor, reduction, fusion=1, fusion_id=-1, group="hccl_world_group
     if group != "hccl_world_group":
         raise NotImplementedError(
             f"hccl_ops.allreduce(group={group!r}): the runtime reduces across all replicas "
-            "of the strategy; sub-groups are not supported."
+            "of the strategy, not sub-groups (docs/runtime.md, 'What the runtime refuses')."
         )
     context = tf.distribute.get_replica_context()
     if context is None or context.num_replicas_in_sync == 1:
@@ -38,7 +38,7 @@ def allgather(tensor, rank_size, group="hccl_world_group"):
     if group != "hccl_world_group":
         raise NotImplementedError(
             f"hccl_ops.allgather(group={group!r}): the runtime gathers across all replicas "
-            "of the strategy; sub-groups are not supported."
+            "of the strategy, not sub-groups (docs/runtime.md, 'What the runtime refuses')."
         )
     tensor = tf.convert_to_tensor(tensor)
     context = tf.distribute.get_replica_context()

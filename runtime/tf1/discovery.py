@@ -23,6 +23,7 @@ from estimator_revival.calls.model_fn_call import split_features_labels
 from estimator_revival.calls.spec import LOSS_METRIC_KEY
 from estimator_revival.tf1 import (
     graph_slice,
+    input_slice,
     random_streams,
     ref_variables,
     seeds,
@@ -227,6 +228,8 @@ class LegacyInputGraph:
     input_seeds: tuple
     creations: CreationLog
     dataset: tf.data.Dataset | None  # the dataset input_fn returned, if it did
+    # what input_fn returned computed from its iterators' get_next(), if it did
+    iterated: input_slice.IteratedInput | None = None
 
     def signature(self) -> InputSignature | None:
         """None when the input holds values other than tensors (Python lists,
@@ -258,13 +261,16 @@ def legacy_input_graph(mode: str, *, input_fn_result, random_seed: int | None) -
             tf.compat.v1.train.create_global_step(graph)
         if mode == ModeKeys.TRAIN:
             training_util._get_or_create_global_step_read(graph)
-        with seeds.recording(input_seeds):
+        with seeds.recording(input_seeds), input_slice.iterators_recorded() as iterators:
             result = input_fn_result()
             features, labels = _graph_input(result)
     if mode == ModeKeys.PREDICT:
         labels = None
     dataset = result if isinstance(result, tf.data.Dataset) else None
-    return LegacyInputGraph(mode, graph, features, labels, tuple(input_seeds), creations, dataset)
+    iterated = None if dataset is not None else input_slice.iterated_input(result, iterators)
+    return LegacyInputGraph(
+        mode, graph, features, labels, tuple(input_seeds), creations, dataset, iterated
+    )
 
 
 def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import tensorflow as tf
 from tensorflow.core.framework import graph_pb2, node_def_pb2
 
-from estimator_revival.tf1 import ref_variables
+from estimator_revival.tf1 import initialized_tables, ref_variables
 from estimator_revival.tf1.random_streams import RandomStreams
 
 _VARIABLE = "VarHandleOp"
@@ -152,11 +152,18 @@ def slice_of(
     random: Mapping[str, int] | None = None,
     view: GraphView | None = None,
     ran_before: frozenset[str] = frozenset(),
+    tables: bool = False,
 ) -> GraphSlice | None:
     """:func:`required_slice`, or None where there is none."""
     try:
         return required_slice(
-            structure, inputs, writes=writes, random=random, view=view, ran_before=ran_before
+            structure,
+            inputs,
+            writes=writes,
+            random=random,
+            view=view,
+            ran_before=ran_before,
+            tables=tables,
         )
     except Unsliceable:
         return None
@@ -170,15 +177,18 @@ def required_slice(
     random: Mapping[str, int] | None = None,
     view: GraphView | None = None,
     ran_before: frozenset[str] = frozenset(),
+    tables: bool = False,
 ) -> GraphSlice:
     """The slice computing ``structure`` (a nest of one graph's tensors, or with
     ``writes`` operations too) from ``inputs`` (tensors of that graph). Raises
     :class:`Unsliceable` when a leaf or an input is something else, or the ops
     between them do more than read variables (with ``writes``: and assign to
     them; with ``random``, ``{op name: occurrence}`` of the graph's Philox ops:
-    and draw from their streams). ``view``: how to read the graph (default: as
-    TF 1 built it). ``ran_before``: names of ops that have run before the slice
-    runs; a control dependency on one of them is met already, and left out."""
+    and draw from their streams; with ``tables``: and look keys up in tables
+    their initializers fill, initialized_tables.py). ``view``: how to read the
+    graph (default: as TF 1 built it). ``ran_before``: names of ops that have run
+    before the slice runs; a control dependency on one of them is met already,
+    and left out."""
     view = view or GraphView()
     leaves = tf.nest.flatten(structure)
     kinds = (tf.Tensor, tf.Operation) if writes else tf.Tensor
@@ -189,7 +199,13 @@ def required_slice(
     given = {tensor.ref() for tensor in inputs}
     computed = [_op_of(leaf) for leaf in leaves if not _is_given(leaf, given)]
     needed = _ops_computing(
-        computed, given, writes=writes, random=random or {}, view=view, ran_before=ran_before
+        computed,
+        given,
+        writes=writes,
+        random=random or {},
+        view=view,
+        ran_before=ran_before,
+        tables=tables,
     )
     graph = leaves[0].graph
     graph_def = graph_pb2.GraphDef()
@@ -212,6 +228,7 @@ def required_slice(
             random_ops.append((op.name, random[op.name]))
         node = view.node_def(op)
         node.input[:] = [name for name in node.input if name not in left_out]
+        node.input.extend(initialized_tables.initialized_before(op))
         graph_def.node.extend(ref_variables.resource_nodes(op, node, view.inputs(op), given))
     return GraphSlice(
         graph_def=graph_def.SerializeToString(),
@@ -234,12 +251,19 @@ def _op_of(leaf) -> tf.Operation:
 
 
 def _ops_computing(
-    outputs, given, *, writes: bool, random: Mapping, view: GraphView, ran_before: frozenset
+    outputs,
+    given,
+    *,
+    writes: bool,
+    random: Mapping,
+    view: GraphView,
+    ran_before: frozenset,
+    tables: bool,
 ) -> set:
     """The ops running ``outputs`` (ops) runs (through inputs and control inputs,
-    up to the tensors ``given``); :class:`Unsliceable` when one of them reads
-    anything else, runs a function, or has state other than variable reads (and
-    ``writes``)."""
+    up to the tensors ``given``; a table's initializers with the table);
+    :class:`Unsliceable` when one of them reads anything else, runs a function,
+    or has state other than variable reads (and ``writes``, ``tables``)."""
     needed: set = set()
     pending = list(outputs)
     while pending:
@@ -249,10 +273,13 @@ def _ops_computing(
         needed.add(op)
         if view.variable(op) is not None:
             continue
-        if not (_replayable(op, view.inputs(op), writes=writes) or op.name in random):
+        table_op = tables and initialized_tables.is_table_op(op)
+        if not (table_op or _replayable(op, view.inputs(op), writes=writes) or op.name in random):
             raise Unsliceable(op)
         pending.extend(tensor.op for tensor in view.inputs(op) if tensor.ref() not in given)
         pending.extend(c for c in view.control_inputs(op) if c.name not in ran_before)
+        if table_op and op.type in initialized_tables.CREATORS:
+            pending.extend(initialized_tables.initializers_of(op))
     return needed
 
 

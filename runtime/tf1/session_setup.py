@@ -84,8 +84,7 @@ def _keys(var_list) -> frozenset[str] | None:
                 raise ValueError(
                     f"Scaffold(saver=Saver(var_list={{{key!r}: {variable.op.name}, ...}})) "
                     "saves a variable under another name; the runtime saves each variable "
-                    "under its own name only. Rename it in the checkpoint with "
-                    "tf.compat.v1.train.init_from_checkpoint instead."
+                    "under its own name only (docs/runtime.md, 'What the runtime refuses')."
                 )
         return frozenset(var_list)
     return frozenset(saveable_object_util.op_list_to_dict(list(var_list)))

@@ -46,6 +46,8 @@ KERNEL_DRIFT = {
     "tf1_lars_large_batch": {"Softmax"},  # the probabilities
     "tf1_contrib_opt_embeddings": {"Reciprocal", "Sigmoid"},  # as custom_v1_head
     "tf1_contrib_optimize_loss_metrics": {"Reciprocal"},
+    "tf1_feed_fn_hook_input": {"Tanh"},
+    "tf1_input_after_get_next": {"Softmax"},  # the probabilities (AUC's input)
     "tf1_melody_rnn_cells": {"Sigmoid", "Tanh", "GRUBlockCell"},  # the cells' gates and states
     "tf1_session_hooks": {"Tanh"},
     "tpu_bert_classifier_cpu": {"Tanh"},  # the pooler

@@ -208,6 +208,94 @@ PROJECTS = [
         kernel_drift=frozenset({"Softmax"}),  # the probabilities
     ),
     Project(
+        # the Cloud ML Engine census "estimator" sample: a one-shot iterator's
+        # get_next() with the label popped and looked up in a contrib.lookup table
+        name="census_estimator_sample",
+        commands=(
+            ("-m", "trainer.data", "--data-dir={out}/data"),
+            (
+                "-m",
+                "trainer.task",
+                "--train-files={out}/data/adult.data.csv",
+                "--eval-files={out}/data/adult.test.csv",
+                "--job-dir={out}",
+                "--save-summary-steps=1",
+            ),
+        ),
+        results=("final_metrics.json",),
+        model_dirs=("model",),
+        exports=(
+            "model/export/census_json",
+            "model/export/census_csv",
+            "model/export/census_example",
+        ),
+        record_inputs={
+            **{
+                name: f"data/serving/{name}.tfrecord"
+                for name in (
+                    "csv_row",
+                    "example_proto",
+                    "gender",
+                    "race",
+                    "education",
+                    "marital_status",
+                    "relationship",
+                    "workclass",
+                    "occupation",
+                    "native_country",
+                )
+            },
+            # the classify and regress signatures' single string input
+            "model/export/census_csv:inputs": "data/serving/csv_row.tfrecord",
+            "model/export/census_example:inputs": "data/serving/example_proto.tfrecord",
+        },  # fmt: skip
+        # TF 1's binary head: as census_tf1_wide_deep
+        kernel_drift=frozenset({"Reciprocal", "Sigmoid", "Softmax"}),
+        racy_summaries=RACY_SUMMARIES,
+    ),
+    Project(
+        # the census "customestimator" sample: get_next()'s own tensors after
+        # features.pop(LABEL), a model_fn of its own (Adagrad; its FTRL default's
+        # regularization zeroes a model this small)
+        name="census_customestimator_sample",
+        commands=(
+            ("-m", "trainer.data", "--data-dir={out}/data"),
+            (
+                "-m",
+                "trainer.task",
+                "--train-files={out}/data/adult.data.csv",
+                "--eval-files={out}/data/adult.test.csv",
+                "--job-dir={out}",
+                "--save-summary-steps=1",
+                "--optimizer=adagrad",
+                "--learning-rate=0.05",
+            ),
+        ),
+        results=("final_metrics.json",),
+        model_dirs=("model",),
+        exports=(
+            "model/export/census_json",
+            "model/export/census_csv",
+            "model/export/census_example",
+        ),
+        record_inputs={
+            name: f"data/serving/{name}.tfrecord"
+            for name in (
+                "csv_row",
+                "example_proto",
+                "gender",
+                "race",
+                "education",
+                "marital_status",
+                "relationship",
+                "workclass",
+                "occupation",
+                "native_country",
+            )
+        },  # fmt: skip
+        kernel_drift=frozenset({"Softmax"}),  # the probabilities
+    ),
+    Project(
         name="census_wide_deep",
         commands=(("-m", "trainer.task", "--job-dir={out}", "--save-summary-steps=1"),),
         results=("final_metrics.json",),

@@ -144,7 +144,15 @@ def assert_bit_identical(
     )
     assert migrated.data.get("eval") == legacy.data.get("eval"), "evaluate() dict"
     assert migrated.data["variables"] == legacy.data["variables"], "variable names"
-    exact = ["checkpoints", "loop_checkpoints", "eval_summaries", "extras", "exporter_versions"]
+    exact = [
+        "checkpoints",
+        "loop_checkpoints",
+        "eval_summaries",
+        "extras",
+        "exporter_versions",
+        "input_fn_calls",
+        "summary_protos",
+    ]
     for summaries in ("summaries", "loop_summaries"):
         if skipped_steps:
             assert_skipped_step_labels(legacy.data[summaries], migrated.data[summaries])

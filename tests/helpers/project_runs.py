@@ -43,7 +43,8 @@ class Project:
     # {input name: high} for integer serving inputs: requests use ids below `high`
     id_inputs: dict = dataclasses.field(default_factory=dict)
     # {input name: TFRecord file under the output folder} for string serving inputs
-    # (serialized tf.Example): requests are the file's first records
+    # (serialized tf.Example): requests are the file's first records; a key
+    # "<export folder>:<input name>" gives one export's input its own file
     record_inputs: dict = dataclasses.field(default_factory=dict)
     # The kernels that changed between TF 2.15 and 2.21 on its training graph
     # (tests/helpers/kernel_drift.py)
@@ -231,7 +232,7 @@ class Comparison:
             expected_dir, actual_dir = expected_versions[-1], actual_versions[-1]
             layout = signature_layout(expected_dir)
             assert signature_layout(actual_dir) == layout, base
-            requests = _requests(layout, self.project, self.legacy)
+            requests = _requests(layout, self.project, self.legacy, base)
             expected = call_every_signature(expected_dir, requests)
             actual = call_every_signature(actual_dir, requests)
             assert actual.keys() == expected.keys(), base
@@ -261,8 +262,9 @@ def _export_versions(base: Path) -> list[Path]:
     return sorted(versions, key=lambda path: int(path.name))
 
 
-def _requests(layout, project: Project, out: Path) -> dict:
-    """Four deterministic rows for every input of every signature."""
+def _requests(layout, project: Project, out: Path, base: str) -> dict:
+    """Four deterministic rows for every input of every signature of the export
+    under ``base``."""
     rng = np.random.RandomState(0)
     requests = {}
     for _, signatures in layout:
@@ -278,7 +280,10 @@ def _requests(layout, project: Project, out: Path) -> dict:
                     high = project.id_inputs[name]
                     requests[name] = tf.constant(rng.randint(0, high, size=dims), dtype)
                 elif dtype == tf.string:
-                    records = tf.data.TFRecordDataset(str(out / project.record_inputs[name]))
+                    path = (
+                        project.record_inputs.get(f"{base}:{name}") or project.record_inputs[name]
+                    )
+                    records = tf.data.TFRecordDataset(str(out / path))
                     rows = [record.numpy() for record in records.take(dims[0])]
                     requests[name] = tf.constant(rows, shape=dims)
                 else:

@@ -77,7 +77,9 @@ def test_multi_worker_training_needs_step_based_checkpoints(tmp_path, monkeypatc
         extended=types.SimpleNamespace(_in_multi_worker_mode=lambda: True)
     )
     monkeypatch.setattr(strategy_selection, "training_strategy", lambda config: fake_strategy)
-    with pytest.raises(ValueError, match=r"save_checkpoints_steps=N\) instead of save_checkp"):
+    with pytest.raises(
+        ValueError, match=r"at the same global steps, which save_checkpoints_secs cannot"
+    ):
         make(tmp_path / "model", save_checkpoints_secs=60).train(train_input_fn, max_steps=3)
 
 

@@ -85,6 +85,13 @@ def install() -> None:
             "checkpoints_iterator": tf.compat.v1.train.checkpoints_iterator,
         },
     )
+    # the private path the Cloud ML Engine samples imported HParams from
+    for package in ("python", "python.training"):
+        _module(f"tensorflow.contrib.training.{package}", {})
+    _module(
+        "tensorflow.contrib.training.python.training.hparam",
+        {"HParams": contrib_training.HParams},
+    )
     learn = _module("tensorflow.contrib.learn", {"ModeKeys": contrib_training.ModeKeys})
     framework = _module(
         "tensorflow.contrib.framework",

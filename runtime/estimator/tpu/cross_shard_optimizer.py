@@ -62,7 +62,7 @@ class CrossShardOptimizer(WrappedOptimizer):
         if group_assignment is not None:
             raise NotImplementedError(
                 "CrossShardOptimizer(group_assignment=...) (sub-group all-reduce) is not "
-                "supported by the runtime; gradients are summed over all replicas."
+                "supported by the runtime (docs/runtime.md, 'What the runtime refuses')."
             )
         super().__init__(opt, name=name)
         self._reduction = reduction

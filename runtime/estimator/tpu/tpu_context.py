@@ -25,8 +25,8 @@ class ReplicaLayout:
         if self.per_host_input == InputPipelineConfig.BROADCAST:
             raise NotImplementedError(
                 "TPUConfig(per_host_input_for_training=BROADCAST) (Mesh-TensorFlow's "
-                "replicated input) is not supported by the runtime; use PER_HOST_V1 or "
-                "PER_HOST_V2."
+                "replicated input) is not supported by the runtime (docs/runtime.md, "
+                "'What the runtime refuses')."
             )
         if self.global_batch_size % self.num_replicas:
             raise ValueError(

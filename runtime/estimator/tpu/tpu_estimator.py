@@ -100,7 +100,7 @@ class TPUEstimator(Estimator):
         if embedding_config_spec is not None:
             raise NotImplementedError(
                 "TPUEstimator(embedding_config_spec=...) (TPU embeddings) is not supported by "
-                "the runtime; use tf.compat.v1.nn.embedding_lookup on variables in model_fn."
+                "the runtime (docs/runtime.md, 'What the runtime refuses')."
             )
         if not isinstance(
             export_saved_model_api_version, ExportSavedModelApiVersion
