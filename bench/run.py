@@ -1,6 +1,7 @@
 """All benchmarks, one table: the migrator against tf_upgrade_v2 and libcst
-parse-only on the same synthetic tree and on single 2 MB files, and the runtime (TF 2.21) against
-tf.estimator (TF 2.15) on the same model_fns, every baseline measured in this run.
+parse-only on the same synthetic tree and on single 2 MB files, the runtime (TF 2.21) against
+tf.estimator (TF 2.15) on the same model_fns, and `migrate prove` against the two runs it
+proves, every baseline measured in this run.
 
     .venv/bin/python bench/run.py [--files N] [--repeat N]
 
@@ -22,6 +23,7 @@ sys.path.insert(0, str(HERE.parent))  # the repository root, for the `bench` pac
 from bench.migrator.large_file import measure as measure_large_file  # noqa: E402
 from bench.migrator.run import measure as measure_migrator  # noqa: E402
 from bench.migrator.run import synthetic  # noqa: E402
+from bench.prove.run import measure as measure_prove  # noqa: E402
 from bench.runtime.projects import PROJECTS  # noqa: E402
 from bench.runtime.projects import measure as measure_project  # noqa: E402
 from bench.runtime.run import rows as measure_runtime  # noqa: E402
@@ -72,6 +74,15 @@ def table(files: int, repeat: int) -> list[tuple[str, str, str, str]]:
                 f"{legacy_wall / runtime_wall:.2f}x faster",
             )
         )
+    alone, proof = measure_prove(steps=40, repeat=1)
+    rows.append(
+        (
+            "prove: bert_classifier, 40 steps, whole command",
+            f"{proof:.1f} s",
+            f"legacy + runtime runs alone {alone:.1f} s",
+            f"{proof / alone:.2f}x of the two runs",
+        )
+    )
     return rows
 
 

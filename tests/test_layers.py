@@ -13,8 +13,9 @@ REPO = Path(__file__).resolve().parents[1]
 # lowest first; packages in one tuple share a layer
 LAYERS = {
     # the tables and codes; source text; names; rules; one source's migration
-    # (migrate.py); the command and its I/O
-    "migrator": ["data", "source", "names", "rules", "migrate", "command"],
+    # (migrate.py); the command and its I/O, and `migrate prove` (which the
+    # command starts, and which reads the command's reports)
+    "migrator": ["data", "source", "names", "rules", "migrate", ("command", "prove")],
     # where steps run; calling the user's code; TF 1 graph semantics; disk; the
     # Estimator's calls; the canned estimators; the public mirrors
     "runtime": [
@@ -47,10 +48,17 @@ def _imports(path: Path):
             yield from (alias.name for alias in node.names)
 
 
+# Programs `migrate prove` starts with each side's interpreter (the runtime side's
+# imports the runtime there, as the migrated program does); never imported here.
+SIDE_PROCESS = REPO / "migrator" / "prove" / "side_process"
+
+
 def _modules(package: str):
     """``(path, its layer)`` of every module inside a layer of ``package``."""
     for path in (REPO / package).rglob("*.py"):
         parts = path.relative_to(REPO).with_suffix("").parts
+        if path.is_relative_to(SIDE_PROCESS):
+            continue
         if len(parts) >= 2 and parts[1] != "__init__":
             yield path, _layer_of(package, parts[1])
 

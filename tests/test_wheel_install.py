@@ -45,6 +45,18 @@ def test_only_the_distinctive_name_is_installed(installed, tmp_path):
     files = [line.strip() for line in listing.stdout.splitlines() if line.startswith("  ")]
     tops = {path.split("/")[0] for path in files if not path.startswith("..")}
     assert any(path.startswith("estimator_revival/migrator/templates/") for path in files)
+    # what `migrate prove` starts in each side's interpreter, and its report
+    prove = "estimator_revival/migrator/prove/"
+    for shipped in (
+        "legacy_environment.txt",
+        "side_process/run_side.py",
+        "side_process/proving.py",
+        "side_process/legacy_on_tf_2_21/sitecustomize.py",
+        "side_process/standins/tensorflow_contrib.py",
+        "side_process/standins/npu_bridge/estimator/npu/npu_config.py",
+    ):
+        assert prove + shipped in files, shipped
+    assert "estimator_revival/migrator/templates/prove.html.j2" in files
     assert {top for top in tops if not top.endswith(".dist-info")} == {"estimator_revival"}
     for bare in ("runtime", "migrator"):
         failed = _run(installed / "python", "-c", f"import {bare}", cwd=tmp_path)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 LEGACY_PYTHON = os.environ.get("LEGACY_PYTHON", str(REPO / ".venv-legacy" / "bin" / "python"))
-RUN_LEGACY = REPO / "tests" / "standins" / "run_legacy.py"
+RUN_SIDE = REPO / "migrator" / "prove" / "side_process" / "run_side.py"
 MIGRATE = Path(sys.executable).parent / "migrate"
 
 # project: (commands that prepare its data, the training program's command)
@@ -43,8 +43,8 @@ def _run(side: str, source: Path, command, out: Path) -> tuple[float, float]:
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="3", PYTHONHASHSEED="0")
     if side == "legacy":
         env.pop("TF_USE_LEGACY_KERAS", None)
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(RUN_LEGACY.parent)])
-        argv = [LEGACY_PYTHON, str(RUN_LEGACY), "--tf1-api", *argv]
+        env["PYTHONPATH"] = str(REPO)
+        argv = [LEGACY_PYTHON, str(RUN_SIDE), "--standins", "--tf1-api", *argv]
     else:
         env["PYTHONPATH"] = str(REPO)
         argv = [sys.executable, *argv]

@@ -85,7 +85,10 @@ def main(
     force_exclude,
     cache,
 ) -> None:
-    """Migrate TensorFlow 1 Estimator code in PATHS to TensorFlow 2.16+."""
+    """Migrate TensorFlow 1 Estimator code in PATHS to TensorFlow 2.16+.
+
+    `migrate prove REPOSITORY --run "python train.py ..."` proves that the migrated
+    program trains with the Estimator's numbers (migrate prove --help)."""
     if out is not None and (show_diff or check):
         raise click.UsageError("--out cannot be combined with --diff or --check")
     if force and out is None:
@@ -191,3 +194,18 @@ def _migrate(
     if cache is not None:
         cache.put_all(candidates, migrated)
     return results + migrated
+
+
+def entry() -> None:
+    """The ``migrate`` command line: ``migrate prove ...`` runs the proof
+    (docs/prove.md; a folder named ``prove`` is ``./prove``); anything else migrates."""
+    if sys.argv[1:2] == ["prove"]:
+        from estimator_revival.migrator.prove.command import prove
+
+        prove.main(sys.argv[2:], prog_name="migrate prove")
+    else:
+        main()
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,4 +1,4 @@
-"""tensorflow-estimator 2.15 on TensorFlow 2.21 (tests/legacy_on_tf_2_21): each
+"""tensorflow-estimator 2.15 on TensorFlow 2.21 (migrator/prove/side_process/legacy_on_tf_2_21): each
 internal the compatibility layer puts back is one TF 2.21 lacks, and with the layer
 a legacy program finds the Estimator as TF 2.15 gave it."""
 

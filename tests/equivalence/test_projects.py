@@ -1,8 +1,9 @@
-"""Whole legacy projects end to end (fixtures/projects/): each runs as written on
-TF 2.15 and on TF 2.21 (tensorflow-estimator 2.15 on both, tests/helpers/sides.py), is
-migrated with ``migrate``, and its migrated copy runs on TF 2.21 + the runtime;
-then everything the runs wrote is compared: result files, every scalar summary
-(per-step losses included), checkpoints, and the served outputs of the exports.
+"""Whole legacy projects end to end (fixtures/projects/), through ``migrate prove``:
+each runs as written on TF 2.15 and on TF 2.21 (tensorflow-estimator 2.15 on
+both), is migrated with ``migrate``, and its migrated copy runs on TF 2.21 + the
+runtime; prove compares what the runs left and must exit 0, then everything the
+runs wrote is compared here too: result files, every scalar summary (per-step
+losses included), checkpoints, and the served outputs of the exports.
 
 The runtime equals the legacy project on TF 2.21 bit for bit. The legacy project on
 TF 2.15 equals it bit for bit too, but for the kernels a project names, found
@@ -10,7 +11,6 @@ changed on its own training graph (tests/helpers/kernel_drift.py)."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
@@ -24,9 +24,11 @@ from helpers.kernel_drift import (
     assert_named,
     changed_kernels,
     graph_ops_in_events,
+    showing_here,
 )
-from helpers.project_runs import Comparison, Project, copy_project, migrate_command, run_sides
-from helpers.sides import LEGACY, REFERENCE, REFERENCE_CONTROL_FLOW_V2, RUNTIME
+from helpers.project_runs import PROJECTS as PROJECTS_FOLDER
+from helpers.project_runs import Comparison, Project, migrate_command
+from helpers.prove_runs import prove
 
 PROJECTS = [
     Project(
@@ -337,53 +339,43 @@ PROJECTS = [
 
 
 @pytest.mark.parametrize("project", PROJECTS, ids=lambda project: project.name)
-def test_project_migrates_runs_and_gives_the_legacy_numbers(project, tmp_path):
-    legacy_source = copy_project(project.name, tmp_path / "legacy" / project.name)
-    migrated_root = tmp_path / "migrated"
-    report = tmp_path / "migration-report.json"
-    migration = subprocess.run(
-        [*migrate_command(), str(legacy_source), "--out", str(migrated_root), "--report", report],
+def test_project_is_proven_and_gives_the_legacy_numbers(project, tmp_path):
+    """``migrate prove`` on the project, as a user calls it with the project's
+    README commands: it migrates the project, runs the three sides and exits 0;
+    then every file the sides wrote is compared here too, with the project's own
+    knowledge (its result files, the kernels named and probed)."""
+    work = tmp_path / "prove"
+    finished, report = prove(PROJECTS_FOLDER / project.name, project.commands, work)
+    assert finished.returncode == 0, finished.stdout + finished.stderr[-6000:]
+    assert report["verdict"] in ("identical", "explained"), report["headline"]
+    assert report["migration"]["errors"] == 0, report["migration"]["diagnostics"]
+    racy = project.racy_summaries or project.racy_step_labels or project.raced_metrics
+    runtime_verdicts = ("identical", "raced") if racy else ("identical",)
+    assert report["runtime_vs_reference"]["verdict"] in runtime_verdicts, report["headline"]
+    check = subprocess.run(
+        [*migrate_command(), "--check", str(work / "runtime" / project.name)],
         capture_output=True,
         text=True,
     )
-    assert migration.returncode == 1, migration.stdout + migration.stderr  # changed, no errors
-    error_level_diagnostics = json.loads(report.read_text())["errors"]
-    assert error_level_diagnostics == 0, migration.stdout
-    migrated_source = migrated_root / project.name
-    check = subprocess.run(
-        [*migrate_command(), "--check", str(migrated_source)], capture_output=True, text=True
-    )
     assert check.returncode == 0, check.stdout + check.stderr
 
-    second_source = copy_project(project.name, tmp_path / "legacy_2.21" / project.name)
-    runs = {LEGACY: legacy_source, REFERENCE: second_source, RUNTIME: migrated_source}
-    if project.control_flow_v1:
-        third = copy_project(project.name, tmp_path / "legacy_control_flow_v2" / project.name)
-        runs[REFERENCE_CONTROL_FLOW_V2] = third
-    outs = run_sides(project, runs, tmp_path)
-    exact = outs[REFERENCE_CONTROL_FLOW_V2.name if project.control_flow_v1 else "reference"]
-    _compare(Comparison(project, exact, outs["runtime"]))
-
+    outs = {side: work / f"{side}_out" for side in ("legacy", "reference", "runtime")}
+    _compare(Comparison(project, outs["reference"], outs["runtime"]))
     latest = tf.train.latest_checkpoint(str(outs["legacy"] / project.train_dir))
     found = changed_kernels(Path(f"{latest}.meta"), latest, tmp_path / "kernels")
     evaluation = graph_ops_in_events(outs["legacy"] / project.train_dir)
     assert_named([found], project.kernel_drift, what=project.name, other_ops=evaluation)
     assert project.control_flow_v1 == bool(CONTROL_FLOW_OPS & set(found["ops"])), project.name
-    kernels = set(project.kernel_drift)
-    if project.control_flow_v1:
-        # TF 1's control flow against TF 2's on the same TensorFlow; two runs of TF
-        # 1's loops may differ in their last bits too
-        _compare(
-            Comparison(
-                project, outs["reference"], exact, kernels={CONTROL_FLOW}, actual_is_legacy=True
-            )
-        )
-        kernels.add(CONTROL_FLOW)
+    # a program written for TF 1 with TF 1 loops: prove's reference builds TF 2's
+    # control flow, as the runtime's step does (docs/prove.md)
+    kernels = set(project.kernel_drift) | ({CONTROL_FLOW} if project.control_flow_v1 else set())
     _compare(
         Comparison(
             project, outs["legacy"], outs["reference"], kernels=kernels, actual_is_legacy=True
         )
     )
+    named = {kernel["name"] for kernel in report["legacy_vs_reference"]["kernels"]}
+    assert named == showing_here(kernels), report["legacy_vs_reference"]
 
 
 def _compare(comparison: Comparison) -> None:

@@ -1,6 +1,6 @@
 """End-to-end runs of the legacy projects in ``fixtures/projects/``: the project as
 written, run by the legacy sides (TF 2.15 and TF 2.21, tensorflow-estimator 2.15,
-with the stand-ins of ``tests/standins/``), its ``migrate`` output on TF 2.21 + the
+with the stand-ins of ``migrator/prove/side_process/standins/``), its ``migrate`` output on TF 2.21 + the
 runtime, and the comparison of everything the runs left on disk."""
 
 from __future__ import annotations
@@ -73,10 +73,10 @@ class Project:
 def run_project(project: Project, source: Path, out: Path, *, side: Side) -> None:
     """Runs the project's commands in ``source`` (a copy of it) as ``side`` runs them:
     the legacy project through the stand-ins, with TF 1's API when written for TF 1.x
-    (tests/standins/tf1_api.py)."""
+    (migrator/prove/side_process/standins/tf1_api.py)."""
     prefix: tuple[str, ...] = ()
     if side.runs_legacy_program:
-        prefix = (str(RUN_LEGACY), *(("--tf1-api",) if _written_for_tf1(source) else ()))
+        prefix = (*map(str, RUN_LEGACY), *(("--tf1-api",) if _written_for_tf1(source) else ()))
     out.mkdir(parents=True, exist_ok=True)
     env = side.env(PYTHONHASHSEED="0")
     for command in project.commands:

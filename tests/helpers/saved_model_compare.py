@@ -9,33 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.core.protobuf import saved_model_pb2
 
+from estimator_revival.migrator.prove import saved_models
+from estimator_revival.migrator.prove.saved_models import signature_layout
 
-def signature_layout(export_dir: Path) -> list:
-    """Per metagraph: its tags and, per signature, method name and the dtype and
-    shape of every input and output (tensor names are free to differ)."""
-    proto = saved_model_pb2.SavedModel()
-    proto.ParseFromString((export_dir / "saved_model.pb").read_bytes())
-    layout = []
-    for meta_graph in proto.meta_graphs:
-        signatures = {
-            key: (
-                signature.method_name,
-                _tensor_specs(signature.inputs),
-                _tensor_specs(signature.outputs),
-            )
-            for key, signature in meta_graph.signature_def.items()
-        }
-        layout.append((sorted(meta_graph.meta_info_def.tags), signatures))
-    return layout
-
-
-def _tensor_specs(infos) -> dict:
-    return {
-        key: (info.dtype, [dim.size for dim in info.tensor_shape.dim])
-        for key, info in sorted(infos.items())
-    }
+__all__ = ["signature_layout"]  # the layout prove compares, for the tests' own comparisons
 
 
 def serving_requests(trace) -> dict:
@@ -51,16 +29,13 @@ def serving_requests(trace) -> dict:
 
 
 def call_every_signature(export_dir: Path, requests: dict) -> dict:
-    """``{signature key: {output key: array}}`` for every signature of the export."""
-    loaded = tf.saved_model.load(str(export_dir))
-    results = {}
-    for key, function in loaded.signatures.items():
-        inputs = function.structured_input_signature[1]
-        missing = sorted(set(inputs) - set(requests))
-        assert not missing, f"{export_dir} signature {key}: no request data for {missing}"
-        outputs = function(**{name: requests[name] for name in inputs})
-        results[key] = {name: value.numpy() for name, value in outputs.items()}
-    return results
+    """``{signature key: {output key: array}}`` for every signature of the export,
+    each of whose inputs ``requests`` must have."""
+    for _, signatures in signature_layout(export_dir):
+        for key, (_, inputs, _) in signatures.items():
+            missing = sorted(set(inputs) - set(requests))
+            assert not missing, f"{export_dir} signature {key}: no request data for {missing}"
+    return saved_models.call_every_signature(export_dir, requests)
 
 
 def assert_exports_equal(legacy, migrated, *, values: bool = True) -> None:

@@ -5,7 +5,7 @@ two programs it runs, and its environment.
 LEGACY     the legacy program on TensorFlow 2.15 + tensorflow-estimator 2.15
            (``.venv-legacy``): the numbers users had
 REFERENCE  the same legacy program, unchanged, on TensorFlow 2.21, with
-           tensorflow-estimator 2.15 put back by ``tests/legacy_on_tf_2_21/``:
+           tensorflow-estimator 2.15 put back by ``migrator/prove/side_process/legacy_on_tf_2_21/``:
            the numbers the Estimator gives on the runtime's kernels, which the
            runtime must equal bit for bit
 RUNTIME    the migrated program on TensorFlow 2.21 + the runtime (``.venv``)
@@ -37,16 +37,24 @@ import threading
 from pathlib import Path
 
 from estimator_revival.migrator.names.dialect import TF1, tensorflow_dialect
+from estimator_revival.migrator.prove.sides import RUN_SIDE, SIDE_PROCESS
 
 REPO = Path(__file__).resolve().parents[2]
 MAIN_PYTHON = Path(sys.executable)
 LEGACY_PYTHON = Path(os.environ.get("LEGACY_PYTHON", REPO / ".venv-legacy" / "bin" / "python"))
-# Installs the stand-ins of TF 1.x names and runs a legacy program (tests/standins/)
-RUN_LEGACY = REPO / "tests" / "standins" / "run_legacy.py"
+# Installs the stand-ins of TF 1.x names and runs a legacy program (migrator/prove/side_process/standins/)
+# (migrate prove's own launcher: `--standins` for the legacy program)
+RUN_LEGACY = (RUN_SIDE, "--standins")
 # tensorflow-estimator 2.15 on TensorFlow 2.21 (its sitecustomize), and where
 # scripts/setup-envs installs tensorflow-estimator 2.15.0 for it
-LEGACY_ON_TF_2_21 = REPO / "tests" / "legacy_on_tf_2_21"
+LEGACY_ON_TF_2_21 = SIDE_PROCESS / "legacy_on_tf_2_21"
 ESTIMATOR_2_15 = MAIN_PYTHON.parent.parent / "estimator-2.15"
+# TensorFlow 2.15's package (legacy_on_tf_2_21 reads the modules TF 2.21 lost from
+# it) and tensorflow-estimator 1.15.1 beside it (TF 1.15's contrib heads)
+LEGACY_TENSORFLOW = next(
+    (LEGACY_PYTHON.parent.parent / "lib").glob("python3*/site-packages/tensorflow"), ""
+)
+LEGACY_ESTIMATOR_1_15 = LEGACY_PYTHON.parent.parent / "estimator-1.15"
 LAUNCHER = tuple(shlex.split(os.environ.get("SIDE_LAUNCHER", "")))
 # Packages named `runtime` and `migrator` of a program's own, first on every side's
 # path: a program that reached the bundled runtime by those names fails.
@@ -69,7 +77,7 @@ class Side:
     tensorflow: str
     paths: tuple[Path, ...] = ()
     # a legacy program written for TF 1 builds TF 2's control flow (While, If),
-    # as the runtime's traced step does, instead of TF 1's (tests/standins/tf1_api.py)
+    # as the runtime's traced step does, instead of TF 1's (migrator/prove/side_process/standins/tf1_api.py)
     control_flow_v2: bool = False
 
     @property
@@ -92,6 +100,8 @@ class Side:
             TF_CPP_MIN_LOG_LEVEL="2",
             CUDA_VISIBLE_DEVICES="",
             TF_ENABLE_ONEDNN_OPTS="1" if onednn_on() else "0",
+            LEGACY_TENSORFLOW=str(LEGACY_TENSORFLOW),
+            LEGACY_ESTIMATOR_1_15=str(LEGACY_ESTIMATOR_1_15),
         )
         env.pop("TF_CONFIG", None)
         if self.tensorflow == "2.15":
@@ -109,7 +119,7 @@ class Side:
         if not self.runs_legacy_program:
             return [*self.interpreter, str(program)]
         tf1_api = ["--tf1-api"] if written_for_tf1(program.read_text()) else []
-        return [*self.interpreter, str(RUN_LEGACY), *tf1_api, str(program)]
+        return [*self.interpreter, *map(str, RUN_LEGACY), *tf1_api, str(program)]
 
 
 LEGACY = Side("legacy", LEGACY_PYTHON, runs_legacy_program=True, tensorflow="2.15")

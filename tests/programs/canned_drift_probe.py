@@ -5,7 +5,7 @@ tests/helpers/kernel_drift.py to run on each TensorFlow version.
 for each estimator of canned_estimators.py (all by default), its TRAIN graph on the
 fixture's first batch trains three steps in a Session from its seeded initial
 values and is saved (``OUT_DIR/NAME/trained.ckpt``); the TRAIN graph (its train op
-kept in the collection run_legacy.py keeps it in) and the EVAL graph are exported
+kept in the collection run_side.py keeps it in) and the EVAL graph are exported
 as MetaGraphs. Prints ``{"NAME/MODE": [META, CHECKPOINT]}``.
 """
 
@@ -15,7 +15,7 @@ import sys
 
 import tensorflow as tf
 
-TRAIN_OP_COLLECTION = "legacy_replay_train_op"  # tests/standins/run_legacy.py
+TRAIN_OP_COLLECTION = "legacy_replay_train_op"  # migrator/prove/side_process/run_side.py
 TRAINED_STEPS = 3
 ROWS = 8
 

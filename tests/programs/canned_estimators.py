@@ -28,8 +28,9 @@ if sys.argv[1] == "runtime":
 else:
     estimator = tf.estimator
     estimator_v1 = tf.compat.v1.estimator
-    # TF 1.15's tf.contrib.estimator heads (tests/standins/)
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "standins"))
+    # TF 1.15's tf.contrib.estimator heads (migrator/prove/side_process/standins/)
+    REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    sys.path.insert(0, os.path.join(REPO, "migrator", "prove", "side_process", "standins"))
     import contrib_estimator
 
 ROWS = 48

@@ -1,4 +1,4 @@
-"""Each kernel of tests/helpers/kernel_drift.py's KERNEL_CHANGES on fixed random inputs,
+"""Each kernel of migrator/prove/kernel_changes.py's KERNEL_CHANGES on fixed random inputs,
 on this interpreter's TensorFlow: ``python kernel_outputs.py OUT.npz``.
 
 The ops run in a Session on placeholders, one kernel per run, so that nothing else

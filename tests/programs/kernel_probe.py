@@ -21,7 +21,7 @@ writes each graph's changed kernels to its REPORT.json.
    versions apply the same numbers; then every variable those ops wrote is read.
 
 OUT.npz holds part 1's outputs by tensor name, and part 2's variables as
-``written/<variable op name>``. The train op is the one run_legacy.py keeps in the
+``written/<variable op name>``. The train op is the one run_side.py keeps in the
 collection ``legacy_replay_train_op`` (tests/programs/canned_drift_probe.py too).
 
 REPORT.json: ``{"changed": {op type: largest relative change}, "ops": [op types]}``:
@@ -37,7 +37,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 
-TRAIN_OP_COLLECTION = "legacy_replay_train_op"  # tests/standins/run_legacy.py
+TRAIN_OP_COLLECTION = "legacy_replay_train_op"  # migrator/prove/side_process/run_side.py
 WRITTEN = "written/"
 # Ops that hold state (the imported Saver's, under save/, read and write checkpoints)
 _HOLDS_STATE = ("VarHandleOp", "Placeholder", "VariableV2")

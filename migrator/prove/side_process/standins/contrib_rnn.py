@@ -346,7 +346,7 @@ def _GRUBlockCellGrad(op, *grad):
 
 class LayerNormBasicLSTMCell(tf.compat.v1.nn.rnn_cell.RNNCell):
     """TF 1.15's ``contrib/rnn/python/ops/rnn_cell.py`` LayerNormBasicLSTMCell, with
-    contrib.layers' layer_norm (tests/standins/contrib_layers.py)."""
+    contrib.layers' layer_norm (migrator/prove/side_process/standins/contrib_layers.py)."""
 
     def __init__(self, num_units, forget_bias=1.0, input_size=None, activation=math_ops.tanh,
                  layer_norm=True, norm_gain=1.0, norm_shift=0.0, dropout_keep_prob=1.0,

@@ -2,7 +2,7 @@
 ``tf.contrib.framework``'s global-step helpers for the legacy side, written from
 what TF 1.15's ``contrib/training/python/training/hparam.py``,
 ``contrib/learn/python/learn/estimators/constants`` and ``contrib/framework`` did
-(tests/standins/README.md). The runtime side uses runtime/contrib/."""
+(migrator/prove/side_process/standins/README.md). The runtime side uses runtime/contrib/."""
 
 import re
 

@@ -121,11 +121,10 @@ def multi_label_head(n_classes, **arguments):
     return _tf_1_15_contrib_heads().multi_label_head(n_classes, **arguments)
 
 
-# Where scripts/setup-envs puts tensorflow-estimator 1.15.1 (pip install --target),
-# for the legacy program on either TensorFlow.
-ESTIMATOR_1_15 = os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", ".venv-legacy", "estimator-1.15"
-)
+# Where tensorflow-estimator 1.15.1 is (pip install --target beside the legacy
+# environment: migrate prove and scripts/setup-envs put it there), for the legacy
+# program on either TensorFlow
+ESTIMATOR_1_15 = os.environ.get("LEGACY_ESTIMATOR_1_15", "")
 
 
 @functools.cache
@@ -136,6 +135,12 @@ def _tf_1_15_contrib_heads():
     path = os.path.join(
         ESTIMATOR_1_15, "tensorflow_estimator", "contrib", "estimator", "python", "estimator"
     )
+    if not os.path.isdir(path):
+        raise ImportError(
+            "tf.contrib.estimator's heads on the legacy side need tensorflow-estimator 1.15.1 "
+            "beside the legacy environment: pip install --no-deps --target "
+            "<legacy venv>/estimator-1.15 tensorflow-estimator==1.15.1"
+        )
     spec = importlib.util.spec_from_file_location(
         "tf_1_15_contrib_estimator_head", os.path.join(path, "head.py")
     )

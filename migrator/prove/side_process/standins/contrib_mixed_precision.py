@@ -1,6 +1,6 @@
 """``tf.contrib.mixed_precision`` for the legacy side, written from what TF 1.15's
 ``contrib/mixed_precision/python/loss_scale_{manager,optimizer}.py`` did
-(tests/standins/README.md). The runtime side uses runtime/contrib/mixed_precision.py."""
+(migrator/prove/side_process/standins/README.md). The runtime side uses runtime/contrib/mixed_precision.py."""
 
 import tensorflow as tf
 

@@ -1,6 +1,8 @@
 """``tensorflow.contrib`` as TF 1.15 code imported it, built from TF 2.15's own
 modules (contrib was removed in TF 2.0)."""
 
+import functools
+import importlib.abc
 import sys
 import types
 
@@ -33,11 +35,37 @@ _EARLY_STOPPING = (
 _DATA_NAMES = ("map_and_batch", "parallel_interleave", "shuffle_and_repeat", "prefetch_to_device")
 
 
+def _no_stand_in(name: str) -> str:
+    return (
+        f"{name} has no stand-in on the legacy side: TensorFlow 2.15 has no tf.contrib, and "
+        "the stand-ins cover the modules docs/prove.md lists"
+    )
+
+
+class _NoStandIn(importlib.abc.MetaPathFinder):
+    """``import tensorflow.contrib.<module>`` of a module with no stand-in: an
+    error naming it, instead of TensorFlow's "No module named"."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.startswith("tensorflow.contrib.") and fullname not in sys.modules:
+            raise ModuleNotFoundError(_no_stand_in(fullname), name=fullname)
+        return None
+
+
 def _module(name: str, members: dict) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__dict__.update(members)
+    module.__getattr__ = functools.partial(_missing, name)
+    module.__path__ = []  # a package: `from tensorflow.contrib import x` asks the finders
     sys.modules[name] = module
     return module
+
+
+def _missing(module: str, attribute: str):
+    """A name a stand-in module lacks: an AttributeError naming it."""
+    if attribute.startswith("__"):
+        raise AttributeError(attribute)
+    raise AttributeError(_no_stand_in(f"{module}.{attribute}"))
 
 
 def _public(namespace) -> dict:
@@ -186,3 +214,4 @@ def install() -> None:
     )
     tf.contrib = contrib
     tf.compat.v1.contrib = contrib
+    sys.meta_path.insert(0, _NoStandIn())

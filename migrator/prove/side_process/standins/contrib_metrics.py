@@ -1,5 +1,5 @@
 """``tf.contrib.metrics`` streaming metrics for the legacy side, written from what TF
-1.15's ``contrib/metrics/python/ops/metric_ops.py`` did (tests/standins/README.md).
+1.15's ``contrib/metrics/python/ops/metric_ops.py`` did (migrator/prove/side_process/standins/README.md).
 The runtime side uses ``tf_slim.metrics``."""
 
 import tensorflow as tf

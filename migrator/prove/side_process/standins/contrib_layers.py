@@ -1,5 +1,5 @@
 """``tf.contrib.layers`` and ``tf.contrib.estimator`` names for the legacy side, each
-written from what TF 1.15's source did (tests/standins/README.md says, per name,
+written from what TF 1.15's source did (migrator/prove/side_process/standins/README.md says, per name,
 what that was). Written here independently of the runtime side, which uses the
 tf_slim package and runtime/contrib/."""
 

@@ -1,6 +1,7 @@
 """tensorflow-estimator 2.15.0 on TensorFlow 2.21: the legacy program, unchanged,
 on the new TensorFlow's kernels. The reference every runtime run on TF 2.21 is
-compared with, bit for bit (tests/helpers/harness.py, side ``reference``).
+compared with, bit for bit (the reference side of migrate prove and of the tests).
+It reads the TensorFlow 2.15 package named by ``LEGACY_TENSORFLOW``.
 
 tensorflow-estimator is pure Python over TensorFlow's internals. TensorFlow 2.16
 removed ``tf.estimator`` and, with it, the few internals only the Estimator used.
@@ -37,13 +38,13 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
 # The legacy environment's TensorFlow 2.15 package: where the modules TF 2.21 lost
-# are read from.
-(TENSORFLOW_2_15,) = (REPO / ".venv-legacy" / "lib").glob("python3*/site-packages/tensorflow")
+# are read from (migrate prove, and the tests' sides, name it).
+TENSORFLOW_2_15 = Path(os.environ["LEGACY_TENSORFLOW"])
 # Modules the Estimator imports that TensorFlow 2.21 no longer has, each with what
 # it was for.
 TF_2_15_MODULES = {

@@ -1,5 +1,5 @@
 """``tf.contrib.layers.optimize_loss`` for the legacy side, written from what TF
-1.15's ``contrib/layers/python/layers/optimizers.py`` did (tests/standins/README.md).
+1.15's ``contrib/layers/python/layers/optimizers.py`` did (migrator/prove/side_process/standins/README.md).
 The runtime side uses ``tf_slim.optimize_loss``."""
 
 import tensorflow as tf

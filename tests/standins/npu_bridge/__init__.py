@@ -1,1 +1,0 @@
-"""Stand-in for Huawei's npu_bridge (see tests/standins/README.md)."""
