@@ -389,7 +389,9 @@ RUNTIME_MODULES = frozenset(
 )
 
 # TF 1 layers, which TF 2.16+ serves through Keras 3 unless tf-keras is selected.
-V1_LAYERS = ("tensorflow.layers.", "tensorflow.compat.v1.layers.")
+# Names that need Keras 2 (tf-keras) on TF 2.16+: TF 1's layers, and TF 1.15's
+# tf.contrib.keras (its tf.keras)
+V1_LAYERS = ("tensorflow.layers.", "tensorflow.compat.v1.layers.", "tensorflow.contrib.keras.")
 
 # Runtime namespaces a legacy wildcard import (``from npu_bridge.npu_init import *``)
 # may be rewritten to: the runtime module exports exactly its listed members.
@@ -457,6 +459,9 @@ CONTRIB_RENAMES = {
     "tensorflow.contrib.tpu.device_assignment": (
         "tensorflow.tpu.experimental.DeviceAssignment.build"
     ),
+    # TF 1.15's tf.contrib.keras was tf.keras (Keras 2), which is tf-keras here: the
+    # runtime selects it (TF_USE_LEGACY_KERAS) when imported
+    "tensorflow.contrib.keras": "tensorflow.keras",
     # TF 1.15's tf.contrib.rnn re-exported the core cells, which TF 2 keeps here
     **{
         f"tensorflow.contrib.rnn.{name}": f"tensorflow.compat.v1.nn.rnn_cell.{name}"
@@ -1020,6 +1025,36 @@ def namespace(qualified_name: str) -> str | None:
     return None
 
 
+def runtime_namespace(module_path: str) -> str | None:
+    """The runtime namespace a legacy module's ported members all live in
+    (``contrib.opt`` for ``tensorflow.contrib.opt``), if they live in one."""
+    found = namespace(module_path)
+    if found is not None:
+        return found
+    homes = {
+        replaced.rpartition(".")[0]
+        for legacy, replaced in RUNTIME_REPLACEMENTS.items()
+        if legacy.rpartition(".")[0] == module_path
+    }
+    if len(homes) == 1 and (home := homes.pop()) in RUNTIME_MODULES:
+        return home
+    return None
+
+
+def estimator_api(qualified_name: str) -> tuple[str, str] | None:
+    """``(name, runtime path)`` of a legacy name that is Estimator API, or whose TF 2
+    name is: the tables composed, so that one run reaches what a second would
+    (``tf.tpu.CrossShardOptimizer`` is ``tf.compat.v1.tpu.CrossShardOptimizer`` in
+    TF 2, which the runtime replaces)."""
+    found = canonical(qualified_name)
+    if found is not None:
+        return qualified_name, found
+    renamed = tf1_replacement(qualified_name)
+    if renamed is not None and canonical(renamed) is not None:
+        return renamed, canonical(renamed)
+    return None
+
+
 def canonical(qualified_name: str) -> str | None:
     """The runtime path a legacy qualified name stands for, if it is Estimator API."""
     parts = qualified_name.split(".")
@@ -1125,6 +1160,25 @@ def available(canonical_name: str) -> bool:
         if prefix in RUNTIME_SYMBOLS:
             return end == len(parts) or prefix not in RUNTIME_MODULES
     return False
+
+
+def stable_spelling(tf2_name: str) -> str:
+    """How to write the TF 2 name a TF 1 name was renamed to so that a later run
+    leaves it: renames followed to their end (``tf.manip.space_to_batch_nd`` is
+    ``tf.space_to_batch_nd``, itself TF 2's ``tf.space_to_batch``), and a name TF 2
+    kept but changed (``tf.batch_to_space``, TF 2's being TF 1's
+    ``batch_to_space_nd``) spelled ``tf.compat.v2.batch_to_space``, which a TF 1
+    program's next run cannot take for TF 1's own."""
+    seen = {tf2_name}
+    while namesake(tf2_name) is None:
+        renamed = tf1_replacement(tf2_name)
+        if renamed is None or renamed in seen:
+            return tf2_name
+        tf2_name = renamed
+        seen.add(renamed)
+    if tf2_name.startswith("tensorflow.compat."):
+        return tf2_name
+    return "tensorflow.compat.v2." + tf2_name.removeprefix("tensorflow.")
 
 
 def tf1_replacement(qualified_name: str) -> str | None:

@@ -95,6 +95,9 @@ class MigrateTransformer(cst.CSTTransformer):
         self.edits = ModuleEdits()
         # runtime module -> the name this file binds it to (from a rewritten import)
         self._bound: dict[str, str] = {}
+        # (scope, name) bound by a function-local import rewritten where it stands:
+        # chains through the name stay as they are
+        self._local_runtime_modules: set[tuple[int, str]] = set()
         self._inner_attributes: set[int] = set()  # ids of attributes inside a longer chain
         self._calls_by_callee: dict[int, cst.Call] = {}
         self._occurrence: dict[int, tuple] = {}
@@ -198,9 +201,9 @@ class MigrateTransformer(cst.CSTTransformer):
         if symbols.current_name(qualified) is not None:  # its import is renamed instead
             self._check_runtime_name(original, symbols.current_name(qualified))
             return updated
-        canonical = symbols.canonical(qualified)
-        if canonical is not None:
-            return self._estimator_reference(original, updated, qualified, canonical)
+        estimator_api = symbols.estimator_api(qualified)
+        if estimator_api is not None:
+            return self._estimator_reference(original, updated, *estimator_api)
         return self._tf1_reference(original, updated, qualified)
 
     def _check_runtime_name(self, node, qualified: str) -> None:
@@ -271,7 +274,8 @@ class MigrateTransformer(cst.CSTTransformer):
         if isinstance(original, cst.Name):
             return updated  # a name bound by an import, which is rewritten instead
         qualified = self._scopes.qualified(original)
-        replacement = symbols.RUNTIME_REPLACEMENTS.get(qualified)
+        estimator_api = symbols.estimator_api(qualified) if qualified is not None else None
+        replacement = estimator_api and symbols.RUNTIME_REPLACEMENTS.get(estimator_api[0])
         if replacement is not None:
             return self._runtime_member(original, updated, replacement)
         if qualified is not None and symbols.namespace(qualified) is not None:
@@ -288,11 +292,19 @@ class MigrateTransformer(cst.CSTTransformer):
     def _runtime_member(self, original, updated, runtime_name: str):
         """The chain replaced by ``runtime_name`` (``estimator.v1.DNNClassifier``)
         through its module's runtime alias."""
-        if isinstance(original, cst.Name):
+        if isinstance(original, cst.Name) or self._through_local_runtime_module(original):
             return updated  # a name bound by an import, which is rewritten instead
         self._count_rewritten_root(original)
         namespace, _, member = runtime_name.rpartition(".")
         return _keeping_parentheses(updated, dotted(f"{self._runtime_name(namespace)}.{member}"))
+
+    def _through_local_runtime_module(self, original: cst.BaseExpression) -> bool:
+        """Whether a chain starts at a name a function-local import binds to a
+        runtime module (rewritten where it stands: ``_local_runtime_import``)."""
+        root = _root(original)
+        return isinstance(root, cst.Name) and (
+            (id(self._scopes.scope_of(root)), root.value) in self._local_runtime_modules
+        )
 
     def _count_rewritten_root(self, original: cst.BaseExpression) -> None:
         """A rewritten chain that starts at a name a legacy package's import bound
@@ -375,6 +387,7 @@ class MigrateTransformer(cst.CSTTransformer):
         if replacement is not None:
             if "MIG202" not in self.enabled:
                 return updated
+            replacement = symbols.stable_spelling(replacement)
             return self._tensorflow_reference(original, updated, qualified, replacement)
         if qualified in symbols.CONTRIB_CALL_RENAMES:
             return self._contrib_call_rename(original, updated, qualified)
@@ -639,6 +652,8 @@ class MigrateTransformer(cst.CSTTransformer):
         moved, kept = [], []
         for alias in updated.names:
             target = self._runtime_target(original, module, alias)
+            if target is None and not self._scopes.at_module_level(original):
+                target = self._local_runtime_import(original, module, alias)
             (moved if target else kept).append((alias, target))
         if not moved or "MIG201" not in self.enabled:
             return updated
@@ -647,6 +662,17 @@ class MigrateTransformer(cst.CSTTransformer):
                 bound = bound_name(alias)
                 self._bound.setdefault(symbols.runtime_path(f"{target_module}.{name}"), bound)
         return self._moved_out_of(updated, moved, [alias for alias, _ in kept])
+
+    def _local_runtime_import(self, node: cst.ImportFrom, module: str, alias: cst.ImportAlias):
+        """``from tensorflow.contrib import opt as contrib_opt`` inside a function
+        imports the runtime's module where it stands (a module-level import would be
+        shadowed by this one); the chains through the name then stay. The target, or
+        None where the legacy module has no runtime home."""
+        home = symbols.runtime_namespace(f"{module}.{get_full_name_for_node(alias.name)}")
+        if home is None or "MIG201" not in self.enabled:
+            return None
+        self._local_runtime_modules.add((id(self._scopes.scope_of(node)), bound_name(alias)))
+        return symbols.runtime_module(home).rpartition(".")[::2]
 
     def _need_imports(self, moved) -> None:
         """Adds an import for each ``(alias, (runtime module, name))`` split from an
@@ -704,9 +730,10 @@ class MigrateTransformer(cst.CSTTransformer):
         if symbols.in_runtime(qualified):
             self._check_runtime_name(node, qualified)
             return None
-        canonical = symbols.canonical(qualified)
-        if canonical is None:
+        estimator_api = symbols.estimator_api(qualified)
+        if estimator_api is None:
             return None
+        qualified, canonical = estimator_api
         canonical = self._flavour_meant(qualified, canonical)
         if not self._runtime_has(node, qualified, canonical):
             return None
