@@ -205,7 +205,7 @@ class HookDriver:
     def after_run(self, fetched: dict) -> bool:
         """Hands each hook its values (``fetched``: the step's output tensors by name);
         returns True when a hook requested a stop."""
-        fetched = {name: np.asarray(tensor) for name, tensor in fetched.items()}
+        fetched = {name: _as_session_returned(tensor) for name, tensor in fetched.items()}
         stop = False
         for hook, context, fetches in self._pending:
             results = None
@@ -279,3 +279,11 @@ def _fetch_key(fetch):
     if name.endswith("/read:0"):
         return VariableFetch(name[: -len("/read:0")])
     return name
+
+
+def _as_session_returned(tensor) -> np.ndarray | np.generic | bytes:
+    """A fetched value as TF 1's ``Session.run`` returned it: a scalar as a numpy
+    scalar (``bytes`` for a string: the encoded image a hook writes to a file),
+    anything else as an array (of ``bytes`` objects for strings)."""
+    array = np.asarray(tensor)
+    return array[()] if array.ndim == 0 else array
