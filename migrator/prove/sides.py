@@ -33,7 +33,6 @@ SIDE_PROCESS = Path(__file__).resolve().parent / "side_process"
 RUN_SIDE = SIDE_PROCESS / "run_side.py"
 LEGACY_ON_TF_2_21 = SIDE_PROCESS / "legacy_on_tf_2_21"
 PYTHON_NAMES = ("python", "python3") + tuple(f"python3.{minor}" for minor in range(8, 20))
-NAMES = ("legacy", "reference", "runtime")
 
 
 class BadCommand(ValueError):

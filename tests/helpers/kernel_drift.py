@@ -48,12 +48,10 @@ from estimator_revival.migrator.prove.kernel_changes import (  # the table, ship
     CONTROL_FLOW_CHANGE,
     CONTROL_FLOW_OPS,
     KERNEL_CHANGES,
-    KernelChange,
-    Where,
 )
 from helpers.sides import LEGACY, REFERENCE, REPO, onednn_on
 
-__all__ = ["CONTROL_FLOW_OPS", "KernelChange", "Where"]  # re-exported for the tests
+__all__ = ["CONTROL_FLOW_OPS"]  # re-exported for the tests
 
 KERNEL_PROBE = REPO / "tests" / "programs" / "kernel_probe.py"
 
