@@ -43,14 +43,16 @@ class KernelChange:
 KERNEL_CHANGES = {
     "Tanh": KernelChange(5e-7, "other last bits (68% of normal inputs, up to 4.2e-7 of a value)"),
     "Erf": KernelChange(5e-7, "other last bits (under tf.nn.gelu's exact form)"),
+    "Pow": KernelChange(1e-7, "other last bits (x ** 3 in XLNet's tanh gelu: up to 9.65e-8)"),
     "Sigmoid": KernelChange(5e-7, "other last bits (a binary head's probabilities)"),
     "Reciprocal": KernelChange(2e-7, "other last bits (1 / x in Log1p's gradient)"),
     # A sum of products in another order: relative to a sum that nearly cancels, a
     # few ulps of its terms are a larger share of it. Fused with its bias and relu
     # (as Grappler runs a model's) on AVX2 and AVX-512; unfused, on AVX-512 only.
-    # unet_industrial's grey images through their first 3x3 conv: up to 1.02e-3.
+    # unet_industrial's grey images through their first 3x3 conv: up to 1.02e-3;
+    # unet_reset_counters' (16x16, no bias before batch norm): up to 2.67e-3.
     "Conv2D": KernelChange(
-        2e-3, "oneDNN's convolution of one input channel sums in another order", Where.ONEDNN_ON
+        3e-3, "oneDNN's convolution of one input channel sums in another order", Where.ONEDNN_ON
     ),
     # oneDNN's softmax changed too, but only for rows of 64 values or more (no
     # fixture's graph has one: its probe would find it, with oneDNN on, and fail)
@@ -59,9 +61,10 @@ KERNEL_CHANGES = {
     ),
     # tf.contrib.rnn.LSTMBlockFusedCell's kernel: its gates' tanh and sigmoid are
     # Eigen's, which changed as the Tanh and Sigmoid kernels did, compounded over
-    # the steps of the sequence
+    # the steps of the sequence (tf1_bilstm_crf's after 32 steps, on values that
+    # nearly cancel: 1.02e-3 and 1.53e-3 in two runs)
     "BlockLSTM": KernelChange(
-        1e-3, "other last bits of its gates' tanh and sigmoid, step after step"
+        2e-3, "other last bits of its gates' tanh and sigmoid, step after step"
     ),
     # tf.contrib.rnn.GRUBlockCell's kernel: its gates' sigmoid and its candidate's
     # tanh are Eigen's (its gradient's kernel, GRUBlockCellGrad, did not change)

@@ -184,8 +184,6 @@ class Estimator:
                 "tf.estimator.train_and_evaluate which calls proper API according "
                 f"to given configuration. Current configuration: {self._config}."
             )
-        hooks = checked_hooks(hooks)
-        saving_listeners = checked_listeners(saving_listeners)
         if self._serves_parameter_servers():
             parameter_servers.serve_until_chief_leaves(self._config)
             return self
@@ -200,6 +198,9 @@ class Estimator:
         if max_steps is not None and start >= max_steps:
             log.info("Skipping training since max_steps has already saved.")
             return self
+        hooks = checked_hooks(hooks)
+        self._check_train_steps(steps, max_steps)
+        saving_listeners = checked_listeners(saving_listeners)
         with self._graph_options(), self._training_output_dir() as output_dir:
             self._train(
                 input_fn,
@@ -212,6 +213,10 @@ class Estimator:
                 output_dir,
             )
         return self
+
+    def _check_train_steps(self, steps, max_steps) -> None:
+        """Where the Estimator turned ``steps``/``max_steps`` into its stop hook,
+        after its own checks (TPUEstimator's checks for a TPU are there)."""
 
     @contextlib.contextmanager
     def _training_output_dir(self):

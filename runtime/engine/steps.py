@@ -137,11 +137,7 @@ class TracedModel:
             session_setup.done_when_the_call_began(self._store.variables()),
             summary_writers_kept(self.summary_writers),
             self._random_streams.shared(),
-            unfetched_updates.rewritten(
-                self._store,
-                skipped=self.blueprint.skipped_writes(fetch_names),
-                on_summary_steps=self.blueprint.summary_only_writes(fetch_names),
-            ),
+            unfetched_updates.rewritten(self._store, self.blueprint.writes.fetching(fetch_names)),
         ):
             if self._outfeed is None:
                 return self.replication.run(

@@ -120,12 +120,9 @@ class Blueprint:
     saver: session_setup.SaverSettings | None  # the spec's Scaffold saver's, a plain Saver
     # The spec's Scaffold saver when it has code of its own (own_saver.py)
     own_saver: OwnSaver | None
-    # Variables only ops Estimator never fetched write (unfetched_updates.py), those
-    # only the summaries' ops write (run on summary steps alone), and {op name:
-    # those of either whose writes the op depends on}
-    unfetched_writes: frozenset = frozenset()
-    summary_step_writes: frozenset = frozenset()
-    writes_feeding: dict = dataclasses.field(default_factory=dict)
+    # The writes model_fn builds that Estimator's steps never ran, or ran on
+    # summary steps alone, and the initializers they ran (unfetched_updates.py)
+    writes: unfetched_updates.StepWrites = unfetched_updates.StepWrites()
     # Variables read after an op that may write them, without waiting for it
     # (step_reads.py; a TF 1 graph's reference variables: ref_variables.py)
     read_after_written: frozenset = frozenset()
@@ -160,19 +157,6 @@ class Blueprint:
 
     def all_variables(self) -> tuple[VariableRecord, ...]:
         return (self.global_step, *self.variables)
-
-    def skipped_writes(self, fetch_names=()) -> frozenset:
-        """The unfetched writes a step that also fetches ``fetch_names`` (hooks'
-        tensor and op names) must not run."""
-        return self.unfetched_writes.difference(*self._fed(fetch_names))
-
-    def summary_only_writes(self, fetch_names=()) -> frozenset:
-        """The writes that a step fetching ``fetch_names`` runs only when it records
-        summaries."""
-        return self.summary_step_writes.difference(*self._fed(fetch_names))
-
-    def _fed(self, fetch_names) -> list:
-        return [self.writes_feeding.get(name.split(":")[0], ()) for name in fetch_names]
 
 
 class CreationLog:
@@ -291,15 +275,10 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             model_ops = [
                 op for op in graph.get_operations()[first_model_op:] if op not in initializers
             ]
-            every_step, summaries = _fetched(graph, spec, mode, loss_mean)
-            unfetched = unfetched_updates.writes_nothing_fetched(model_ops, (every_step, summaries))
-            on_summary_steps = (
-                unfetched_updates.writes_nothing_fetched(model_ops, every_step) - unfetched
-                if summaries
-                else frozenset()
-            )
-            writes_feeding = unfetched_updates.writes_feeding(
-                model_ops, unfetched | on_summary_steps
+            writes = unfetched_updates.step_writes(
+                model_ops,
+                {variable.op.name: variable.initializer for _, variable in creations.created},
+                _fetched(graph, spec, mode, loss_mean),
             )
             # Only a training step reads variables its own updates wrote.
             read_after_written = (
@@ -322,7 +301,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         records = _initial_values(graph, creations.created)
         own_saver = OwnSaver.of(spec.scaffold.saver, graph)
         tables = _checkpointed_tables(graph)
-    unfetched_updates.log_skipped(unfetched, mode)
+    unfetched_updates.log_skipped(writes, mode)
     loss_dtype = spec.loss.dtype if spec.loss is not None else None
     return Blueprint(
         mode=mode,
@@ -334,9 +313,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         scaffold_init_fn=spec.scaffold.init_fn is not None,
         saver=None if own_saver else session_setup.saver_settings(spec.scaffold.saver),
         own_saver=own_saver,
-        unfetched_writes=unfetched,
-        summary_step_writes=on_summary_steps,
-        writes_feeding=writes_feeding,
+        writes=writes,
         read_after_written=read_after_written,
         tables=tables,
         metric_values=metric_values,

@@ -116,7 +116,8 @@ class IteratedInput:
 
     reads: tuple[IteratorRead, ...]  # the get_next() ops the result needs, in creation order
     datasets: tuple  # each iterator's dataset, in the discovery graph
-    transform: graph_slice.GraphSlice  # from the reads' outputs (and feeds) to the result's
+    # from the reads' outputs (and feeds) to the result's tensors; None: it has none
+    transform: graph_slice.GraphSlice | None
     result: object  # input_fn's result, as it returned it in the discovery graph
     # {placeholder's tensor name: its TensorSpec}
     fed: dict = dataclasses.field(default_factory=dict)
@@ -124,13 +125,13 @@ class IteratedInput:
     def element_dataset(self, datasets) -> tf.data.Dataset:
         """One step's reads from ``datasets`` (each iterator's, in order, opened
         where the programs iterate): a tuple with one element per read, grouped by
-        iterator."""
+        iterator; an endless dataset of nothing to read when there are no reads."""
         per_iterator = [
             _consecutive(dataset, self._reads_of(index))
             for index, dataset in enumerate(datasets)
             if self._reads_of(index)
         ]
-        if not per_iterator:  # only fed placeholders: a step never ends the input
+        if not per_iterator:  # fed placeholders or constants: a step never ends the input
             return tf.data.Dataset.from_tensors(0).repeat()
         zipped = tf.data.Dataset.zip(tuple(per_iterator))
         return zipped.map(lambda *parts: tuple(element for part in parts for element in part))
@@ -147,9 +148,8 @@ class IteratedInput:
         ]
         inputs += [_fed(name, spec, feeds) for name, spec in self.fed.items()]
         tensors = _tensors_of(self.result)
-        computed = tf.nest.pack_sequence_as(
-            tensors, self.transform.compute(variables, inputs), expand_composites=True
-        )
+        flat = self.transform.compute(variables, inputs) if tensors else []
+        computed = tf.nest.pack_sequence_as(tensors, flat, expand_composites=True)
         values = iter(computed)
         return tf.nest.map_structure(
             lambda leaf: next(values) if isinstance(leaf, _TENSORS) else leaf, self.result
@@ -210,12 +210,12 @@ class InputNotRunnable(NotImplementedError):
 
 def iterated_input(result, recorded: RecordedIterators) -> IteratedInput | None:
     """How to compute ``result`` (input_fn's, in the discovery graph) every step
-    from the elements its iterators read; None when it reads no iterator.
-    Raises :class:`InputNotRunnable`, naming the op and input_fn's line, when it
-    computes something from them that a step cannot run."""
+    from the elements its iterators read, or from nothing (constants); None
+    where neither can. Raises :class:`InputNotRunnable`, naming the op and
+    input_fn's line, when it computes something from them that a step cannot run."""
     tensors = _tensors_of(result)
     if not tensors:
-        return None
+        return _computed_from_nothing(result, [])
     iterators = list(recorded.datasets)
     operations = tensors[0].graph.get_operations()
     get_nexts = [
@@ -227,7 +227,7 @@ def iterated_input(result, recorded: RecordedIterators) -> IteratedInput | None:
     components = tf.nest.flatten(tensors, expand_composites=True)
     reads, fed = _needed(get_nexts, placeholders, components)
     if not reads and not fed:
-        return None
+        return _computed_from_nothing(result, components)
     datasets = tuple(recorded.datasets.values())
     return IteratedInput(
         reads=tuple(
@@ -242,6 +242,17 @@ def iterated_input(result, recorded: RecordedIterators) -> IteratedInput | None:
         result=result,
         fed={p.name: tf.TensorSpec(p.shape, p.dtype) for p in fed},
     )
+
+
+def _computed_from_nothing(result, components: list) -> IteratedInput | None:
+    """Tensors input_fn computed from constants (and variables, tables) alone, as
+    the Estimator's Session computed them in every step, without calling input_fn
+    again; None where a step cannot compute them so (a random op: input_fn is
+    then called again, its tensors' values taken once)."""
+    transform = graph_slice.slice_of(components, tables=True) if components else None
+    if components and transform is None:
+        return None
+    return IteratedInput(reads=(), datasets=(), transform=transform, result=result)
 
 
 def _needed(get_nexts: list, placeholders: list, components: list) -> tuple[list, list]:

@@ -366,7 +366,7 @@ KERNEL_DRIFT = {
     "linear_binary": _SIGMOID_CROSS_ENTROPY,
     "linear_multi_class": _SOFTMAX,
     "wide_deep_binary": _SIGMOID_CROSS_ENTROPY,
-    "wide_deep_multi_class": _SOFTMAX,
+    "wide_deep_multi_class": {"Pow", *_SOFTMAX},  # Keras Adam: beta ** step
     "baseline_binary": _SIGMOID_CROSS_ENTROPY,
     "baseline_multi_class": _SOFTMAX,
     "logistic_regression": _LOGISTIC,
@@ -390,7 +390,7 @@ KERNEL_DRIFT = {
     "v1_linear_sdca_binary": _HINGE_LOSS,
     "v1_multi_label_head": _LOGISTIC,
     "v1_multi_label_head_named": _LOGISTIC,
-    "regression": {"Tanh"},  # the hidden layers' activation
+    "regression": {"Pow", "Tanh"},  # Keras Adam's beta ** step; the activation
     "v1_regression": {"Tanh"},
 }
 

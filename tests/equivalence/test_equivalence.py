@@ -6,7 +6,8 @@
   runtime    migrated.py on TF 2.21 + the runtime
 
 The runtime equals the reference bit for bit: every per-step loss, summary and
-checkpoint of a hooked and a hook-free training, the evaluate dict, predictions,
+checkpoint of a hooked and a hook-free training, every variable and optimizer
+slot after each of 30+ steps, the evaluate dict, predictions,
 every variable and every served export output. The reference equals the legacy
 run bit for bit too, but for the kernels KERNEL_DRIFT names (tests/helpers/kernel_drift.py:
 every kernel found changed on the fixture's own graph is named, and every named one
@@ -16,7 +17,13 @@ is an op of it).
 import pytest
 import tensorflow as tf
 
-from helpers.harness import FIXTURES, assert_bit_identical, assert_versions_agree, run_sides
+from helpers.harness import (
+    FIXTURES,
+    assert_bit_identical,
+    assert_versions_agree,
+    recorded_steps,
+    run_sides,
+)
 from helpers.kernel_drift import (
     CONTROL_FLOW,
     CONTROL_FLOW_OPS,
@@ -34,7 +41,7 @@ CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "legacy.py").exists())
 # some CPU (kernel_drift.KERNEL_CHANGES says what changed in each, and where).
 KERNEL_DRIFT = {
     "cnn_dropout_v1_metrics": {"Conv2D", "Softmax"},  # one input channel; AUC's input
-    "clipping_exponential_decay": {"Tanh"},
+    "clipping_exponential_decay": {"Pow", "Tanh"},  # the decay; the model
     "custom_v1_head": {"Reciprocal", "Sigmoid"},  # sigmoid cross-entropy's gradient, AUC's input
     "early_stopping_train_and_evaluate": {"Softmax"},  # the probabilities
     "init_from_checkpoint_finetune": {"Erf"},  # tf.nn.gelu
@@ -43,14 +50,17 @@ KERNEL_DRIFT = {
     "npu_loss_scaled_adam": {"Reciprocal"},  # 1 / the loss scale
     "serving_signatures": {"Softmax", "Tanh"},
     "tf1_bilstm_crf": {"BlockLSTM", "Reciprocal"},
-    "tf1_lars_large_batch": {"Softmax"},  # the probabilities
+    "tf1_lars_large_batch": {"Pow", "Softmax"},  # the polynomial decay; the probabilities
     "tf1_contrib_opt_embeddings": {"Reciprocal", "Sigmoid"},  # as custom_v1_head
-    "tf1_contrib_optimize_loss_metrics": {"Reciprocal"},
+    "tf1_contrib_optimize_loss_metrics": {"Pow", "Reciprocal"},  # the decay
     "tf1_feed_fn_hook_input": {"Tanh"},
     "tf1_input_after_get_next": {"Softmax"},  # the probabilities (AUC's input)
-    "tf1_melody_rnn_cells": {"Sigmoid", "Tanh", "GRUBlockCell"},  # the cells' gates and states
+    # the decay; the cells' gates and states
+    "tf1_melody_rnn_cells": {"Pow", "Sigmoid", "Tanh", "GRUBlockCell"},
     "tf1_session_hooks": {"Tanh"},
-    "tpu_bert_classifier_cpu": {"Tanh"},  # the pooler
+    "tf1_xlnet_relative_attention": {"Pow", "Softmax", "Tanh"},  # gelu, attention, summary
+    "tpu_bert_classifier_cpu": {"Pow", "Tanh"},  # the polynomial decay; the pooler
+    "unet_reset_counters": {"Conv2D", "Reciprocal", "Sigmoid"},  # the masks' probabilities
     "train_and_evaluate_exporters": {"Softmax"},
     "v1_summaries": {"Reciprocal", "Sigmoid"},
     "variable_scope_reuse": {"Reciprocal"},
@@ -74,6 +84,7 @@ def test_migrated_program_reproduces_legacy(case, tmp_path):
     legacy, reference, runtime = (traces[side] for side in ("legacy", "reference", "runtime"))
     exact = traces[REFERENCE_CONTROL_FLOW_V2.name] if control_flow_v1 else reference
 
+    assert len(recorded_steps(exact)) >= 30, "every variable read after each of 30+ steps"
     assert_bit_identical(exact, runtime, skipped_steps=case in SKIPPED_STEPS)
     if exact.data["exports"]:
         assert_exports_equal(exact, runtime)

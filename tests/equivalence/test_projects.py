@@ -51,7 +51,8 @@ PROJECTS = [
         model_dirs=("output",),
         exports=("output/export",),
         id_inputs={"input_ids": 28, "input_mask": 2},
-        kernel_drift=frozenset({"Softmax", "Tanh"}),  # attention; gelu's tanh
+        # attention; gelu's tanh and pow, the polynomial decay
+        kernel_drift=frozenset({"Pow", "Softmax", "Tanh"}),
     ),
     Project(
         name="tf115_intent_classifier",
@@ -70,7 +71,7 @@ PROJECTS = [
         exports=("output/export",),
         id_inputs={"input_ids": 120},
         # conv1d's convolution, attention, the pooler
-        kernel_drift=frozenset({"Conv2D", "Softmax", "Tanh"}),
+        kernel_drift=frozenset({"Conv2D", "Pow", "Softmax", "Tanh"}),
     ),
     Project(
         name="bilstm_crf_tagger",
@@ -159,6 +160,7 @@ PROJECTS = [
         # host_call's step: the global step read after minimize (a TF 1 program:
         # a reference variable, its read racing the increment)
         racy_step_labels=("npu/loss", "npu/learning_rate"),
+        kernel_drift=frozenset({"Pow"}),  # the exponential decay
     ),
     Project(
         # its own `runtime` package (issue 50): migrated, it still imports it
@@ -181,8 +183,9 @@ PROJECTS = [
         ),
         model_dirs=("results",),
         exports=("export",),
-        # the conv blocks; the sigmoid mask and the cross-entropy's Log1p gradient
-        kernel_drift=frozenset({"Conv2D", "Reciprocal", "Sigmoid"}),
+        # the conv blocks; the sigmoid mask and the cross-entropy's Log1p gradient;
+        # the learning rate's decay
+        kernel_drift=frozenset({"Conv2D", "Pow", "Reciprocal", "Sigmoid"}),
     ),
     Project(
         name="abalone_numpy_input_fn",
@@ -198,6 +201,7 @@ PROJECTS = [
         results=("model/evaluation.txt", "model/predictions.txt"),
         model_dirs=("model",),
         exports=("model/export",),
+        kernel_drift=frozenset({"Pow"}),  # the exponential decay
     ),
     Project(
         name="census_train_and_evaluate",

@@ -81,6 +81,7 @@ def _fused_convolution(images):
 KERNELS = {
     "Tanh": (tf.math.tanh, _VALUES),
     "Erf": (tf.math.erf, _VALUES),
+    "Pow": (lambda x: tf.pow(x, 3.0), _VALUES),
     "Sigmoid": (tf.math.sigmoid, _VALUES),
     "Reciprocal": (tf.math.reciprocal, _POSITIVE),
     "Softmax": (tf.nn.softmax, _SOFTMAX_ROWS),

@@ -813,6 +813,17 @@ def tpu_rows():
         "TPUEstimator export API version 3": lambda: (
             tpu_estimator(train_batch_size=8, export_saved_model_api_version=3) and None
         ),
+        # Estimator.train's own checks came before TPUEstimator's for a TPU (which
+        # the legacy side cannot reach without one)
+        "TPUEstimator train steps 0": lambda: tpu_estimator(train_batch_size=1).train(
+            ones_input_fn, steps=0
+        ),
+        "TPUEstimator train max_steps -1": lambda: tpu_estimator(train_batch_size=1).train(
+            ones_input_fn, max_steps=-1
+        ),
+        "TPUEstimator train steps and max_steps": lambda: tpu_estimator(train_batch_size=1).train(
+            ones_input_fn, steps=1, max_steps=1
+        ),
         "TPUEstimator on CPU fractional steps": lambda: int(
             tpu_estimator(use_tpu=False, train_batch_size=1)
             .train(ones_input_fn, steps=2.3)

@@ -43,7 +43,8 @@ def estimator(tmp_path, **kwargs):
     [
         (lambda e: e.train(input_fn, steps=12.3), TypeError, "Train steps must be int"),
         (lambda e: e.train(input_fn, max_steps=4.0), TypeError, "Train max_steps must be int"),
-        (lambda e: e.train(input_fn, steps=0), ValueError, "Train steps must be positive"),
+        # Estimator.train's own check comes first (validation_table.py's rows)
+        (lambda e: e.train(input_fn, steps=0), ValueError, r"Must specify steps > 0, given: 0"),
         (lambda e: e.train(input_fn), ValueError, "one of `steps` or `max_steps` must be set"),
         (lambda e: e.evaluate(input_fn, steps=1.5), TypeError, "Eval steps must be int"),
         (lambda e: e.evaluate(input_fn), ValueError, "Evaluate `steps` must be set on TPU"),

@@ -197,18 +197,18 @@ class TPUEstimator(Estimator):
         (evaluation only with eval_on_tpu), whatever device then ran the steps."""
         return self.use_tpu and (mode != ModeKeys.EVAL or self._eval_on_tpu)
 
-    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        if self._steps_checked_as_on_tpu(ModeKeys.TRAIN):
-            if steps is None and max_steps is None:
-                raise ValueError(
-                    "For TPU training, one of `steps` or `max_steps` must be set. "
-                    "Cannot be both `None`."
-                )
-            if steps is not None:
-                check_positive_integer(steps, "Train steps")
-            if max_steps is not None:
-                check_positive_integer(max_steps, "Train max_steps")
-        return super().train(input_fn, hooks, steps, max_steps, saving_listeners)
+    def _check_train_steps(self, steps, max_steps) -> None:
+        if not self._steps_checked_as_on_tpu(ModeKeys.TRAIN):
+            return
+        if steps is None and max_steps is None:
+            raise ValueError(
+                "For TPU training, one of `steps` or `max_steps` must be set. "
+                "Cannot be both `None`."
+            )
+        if steps is not None:
+            check_positive_integer(steps, "Train steps")
+        if max_steps is not None:
+            check_positive_integer(max_steps, "Train max_steps")
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         if self._steps_checked_as_on_tpu(ModeKeys.EVAL):
