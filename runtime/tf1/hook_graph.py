@@ -21,10 +21,9 @@ from collections.abc import Iterator, Mapping, Sequence
 import tensorflow as tf
 from tensorflow.core.framework import node_def_pb2
 from tensorflow.python.framework import op_def_registry
-from tensorflow.python.ops import resource_variable_ops
 
 from estimator_revival.distribute.replication import components
-from estimator_revival.tf1 import graph_slice
+from estimator_revival.tf1 import built_initializers, graph_slice
 from estimator_revival.tf1.unfetched_updates import WRITE_PREFIXES
 
 _PLACEHOLDERS = frozenset({"Placeholder", "PlaceholderWithDefault", "PlaceholderV2"})
@@ -114,22 +113,17 @@ class HookGraph(graph_slice.GraphView):
         first time it is asked for. (TF 1's initializer ran the initial value's
         ops again; a random one drew anew.) Built once the trace has ended, the
         assign is outside the traced step already."""
-        cls = resource_variable_ops.BaseResourceVariable
-        original = cls.initializer
 
         def initializer(variable):
             name = self._store.name_of_handle(variable.handle)
             if name is None:
-                return original.fget(variable)
+                return None
             if name not in self._initializers:
                 self._initializers[name] = self._assign_initial_value(name, variable)
             return self._initializers[name]
 
-        cls.initializer = property(initializer)
-        try:
+        with built_initializers.built_by(initializer):
             yield
-        finally:
-            cls.initializer = original
 
     def _assign_initial_value(self, name: str, variable) -> tf.Operation:
         graph = self.graph

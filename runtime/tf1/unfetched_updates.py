@@ -36,9 +36,9 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 
 import tensorflow as tf
-from tensorflow.python.ops import resource_variable_ops
 
 from estimator_revival.distribute.replication import components
+from estimator_revival.tf1 import built_initializers
 
 # Op types that write a variable (ref and resource kinds): Assign, AssignAdd,
 # AssignVariableOp, ApplyAdam, ResourceApplyAdam, ScatterAdd, ...
@@ -84,6 +84,16 @@ class StepWrites:
         fed = frozenset().union(*(self.feeding.get(name.split(":")[0], ()) for name in fetch_names))
         return dataclasses.replace(
             self, skipped=self.skipped - fed, on_summary_steps=self.on_summary_steps - fed
+        )
+
+    @property
+    def all_as_traced(self) -> bool:
+        """Whether the step ran every write as traced, and no initializer."""
+        return not (
+            self.skipped
+            or self.on_summary_steps
+            or self.initialized
+            or self.initialized_on_summary_steps
         )
 
     @property
@@ -169,12 +179,7 @@ def rewritten(store, writes: StepWrites) -> Iterator[None]:
     Resource writes have no outputs, so nothing downstream can tell the
     difference, except that the write does not happen (or happens only then).
     """
-    if not (
-        writes.skipped
-        or writes.on_summary_steps
-        or writes.initialized
-        or writes.initialized_on_summary_steps
-    ):
+    if writes.all_as_traced:
         yield
         return
     graph = tf.compat.v1.get_default_graph()
@@ -225,14 +230,12 @@ def _initializers_as_run(store, names: dict, writes: StepWrites, building: list)
     if not run:
         yield
         return
-    cls = resource_variable_ops.BaseResourceVariable
-    original = cls.initializer
     built: dict[int, tf.Operation] = {}
 
     def initializer(variable):
         name = names.get(id(variable.handle))
         if name not in run:
-            return original.fget(variable)
+            return None
         if id(variable) not in built:
             initial = store.records([name])[0].initial_value
             assign = lambda: variable.assign(initial, read_value=False)  # noqa: E731
@@ -244,11 +247,8 @@ def _initializers_as_run(store, names: dict, writes: StepWrites, building: list)
                 building.pop()
         return built[id(variable)]
 
-    cls.initializer = property(initializer)
-    try:
+    with built_initializers.built_by(initializer):
         yield
-    finally:
-        cls.initializer = original
 
 
 def _when_summaries_record(write) -> tf.Operation:
@@ -263,12 +263,12 @@ def _when_summaries_record(write) -> tf.Operation:
     return written.op
 
 
-def _written(inputs, names: dict) -> list[tuple[int, str]]:
+def _written(inputs, names: dict) -> set[tuple[int, str]]:
     """``(id of the handle, name)`` of the store's variables (components) among a
     write op's inputs."""
     resources = (tensor for tensor in inputs if tensor.dtype == tf.resource)
     handles = {id(handle) for handle in map(_outermost, resources)}
-    return sorted((handle, names[handle]) for handle in handles if handle in names)
+    return {(handle, names[handle]) for handle in handles if handle in names}
 
 
 def _outermost(tensor):
