@@ -34,6 +34,27 @@ PROJECTS = {
         (("build_data.py", "--data_dir", "{out}/data"),),
         ("main.py", "--data_dir={out}/data", "--model_dir={out}/model"),
     ),
+    # conv-heavy: a UNet of conv/deconv blocks with batch norm on 128x128 images,
+    # RMSProp, v1 IoU metrics, a profiler hook; train_and_evaluate, then predict
+    "unet_industrial": (
+        (
+            (
+                "download_and_preprocess_dagm2007.py",
+                "--data_dir",
+                "{out}/data",
+                "--image_size",
+                "128",
+            ),
+        ),
+        (
+            "main.py",
+            "--data_dir={out}/data",
+            "--results_dir={out}/results",
+            "--unet_variant=UNet",
+            "--image_size=128",
+            "--num_iter=60",
+        ),
+    ),
 }
 
 

@@ -1,7 +1,7 @@
 """Runtime benchmark: the same model_fns trained by tf.estimator on TF 2.15 and by
 the runtime on TF 2.21, in one run, one after the other on the same machine.
 
-    .venv/bin/python bench/runtime/run.py [--repeat N]
+    .venv/bin/python bench/runtime/run.py [--repeat N] [--only models|per-call]
 
 Prints steps/s of each side (best of --repeat runs, default 3: single runs vary by
 up to 40% on a shared 2-core machine) and the runtime/legacy ratio; then, for a
@@ -129,14 +129,19 @@ def rows(repeat: int) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--only", choices=["models", "per-call"], help="the steps/s rows, or the per-call rows"
+    )
     args = parser.parse_args()
-    print(f"{'benchmark':32} {'legacy steps/s':>15} {'runtime steps/s':>16} {'ratio':>7}")
-    for row in rows(args.repeat):
-        print(
-            f"{row['benchmark']:32} {row['legacy steps/s']:15.1f} "
-            f"{row['runtime steps/s']:16.1f} {row['ratio']:6.2f}x"
-        )
-    per_call_rows(args.repeat)
+    if args.only != "per-call":
+        print(f"{'benchmark':32} {'legacy steps/s':>15} {'runtime steps/s':>16} {'ratio':>7}")
+        for row in rows(args.repeat):
+            print(
+                f"{row['benchmark']:32} {row['legacy steps/s']:15.1f} "
+                f"{row['runtime steps/s']:16.1f} {row['ratio']:6.2f}x"
+            )
+    if args.only != "models":
+        per_call_rows(args.repeat)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,13 @@ from estimator_revival.calls.type_checks import instances_of
 
 LOSS_METRIC_KEY = "loss"
 
+
+class InGraphHook(tf.compat.v1.train.SessionRunHook):
+    """A hook a spec carries whose work is part of the traced step itself (a
+    host_call's ops): nothing to drive, and a step that only runs what it
+    fetches (a slice of the discovery graph) would leave that work out."""
+
+
 _DEFAULT_GRAPH_ERROR = (
     '{0} with "{1}" must be from the default graph. '
     "Possible causes of this error include: \n\n"

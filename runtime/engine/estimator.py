@@ -367,7 +367,7 @@ class Estimator:
         graph_files = None
         if blueprint.graph is not None:
             if self._graph_files is None or self._graph_files.graph is not blueprint.graph:
-                self._graph_files = GraphFiles(blueprint.graph)
+                self._graph_files = GraphFiles(blueprint.graph, previous=self._graph_files)
             graph_files = self._graph_files
             graph_files.write_graph(directory, summary_writer)
         saver = blueprint.saver

@@ -8,9 +8,10 @@ import logging
 
 import tensorflow as tf
 
+from estimator_revival.calls.spec import InGraphHook
 from estimator_revival.calls.type_checks import instances_of
 from estimator_revival.engine.cadence import Cadence, whole_steps
-from estimator_revival.engine.hooks import InGraphHook, variables_as_graph_elements
+from estimator_revival.engine.hooks import variables_as_graph_elements
 
 log = logging.getLogger("tensorflow")
 

@@ -28,10 +28,6 @@ SessionRunContext = tf.compat.v1.train.SessionRunContext
 SessionRunValues = tf.compat.v1.train.SessionRunValues
 
 
-class InGraphHook(SessionRunHook):
-    """A hook whose work is part of the traced step itself; nothing to drive."""
-
-
 class HookSession:
     """Stands where a hook expects a Session, in the hook's ``method``.
 

@@ -206,6 +206,8 @@ class TracedModel:
         if first_replica:
             self._store.expect(self.blueprint.variables, what=f"model_fn({mode})")
         with root_name_scope():
+            if first_replica:
+                _names_taken(tf.compat.v1.get_default_graph(), self.blueprint.names_before_model_fn)
             self._store.register_global_step()
             # Discovery called model_fn as the Estimator did; this call draws nothing.
             with self._tf1_step_reads(mode), tf1_batch_norm_updates(), global_random.unchanged():
@@ -227,6 +229,17 @@ class TracedModel:
         return reads_before_update(
             [self._store.global_step, *(self._store[name] for name in others)]
         )
+
+
+def _names_taken(graph: tf.Graph, names) -> None:
+    """Marks ``names`` (the discovery graph's before model_fn ran) as used in
+    ``graph``, those it has not used yet: model_fn's unnamed ops then get the
+    names they had there (``Const_3`` after input_fn's three constants), by which
+    hooks' fetches find them in the discovery graph's slices
+    (train_step_slice.py) and the step's writes (unfetched_updates.py)."""
+    for name in sorted(names):
+        if graph.unique_name(name, mark_as_used=False) == name:
+            graph.unique_name(name, mark_as_used=True)
 
 
 def _random_streams(blueprint: Blueprint, replication: Replication, outfeed) -> RandomStreams:
@@ -320,6 +333,8 @@ class TrainPrograms:
             if self.summaries_in_step
             else traced.sliced(traced.blueprint.replicated_step, hooked=hooked, as_on_tpu=True)
         )
+        # hooked steps' runs with fetches, sliced (hooks began in a trace of model_fn)
+        self._fetching_step = traced.sliced(traced.blueprint.fetching_step)
         self._loss_dtype = traced.blueprint.loss_dtype
         self._loss_tag = traced.blueprint.loss_summary_tag
         self.loop = tf.function(self._loop, autograph=False)
@@ -357,13 +372,21 @@ class TrainPrograms:
     def _discovered_train_step(self, element, record_summaries):
         """The discovery graph's own ``train_op`` and ``loss``, from the inputs: no
         model_fn call."""
+        loss, _ = self._sliced_train_step(
+            element, record_summaries, self._sliced_step, self._summarized_step
+        )
+        return loss
+
+    def _sliced_train_step(self, element, record_summaries, step, summarized):
+        """The step of the slice ``step`` (or, with model_fn's summaries in the
+        step, ``summarized``): ``(loss after train_op, what else it outputs)``."""
         if self.summaries_in_step:
-            return self._summarized_train_step(element, record_summaries)
+            return self._summarized_train_step(element, record_summaries, summarized)
         inputs = self.traced.model_inputs(element)
-        loss, train_op = self._sliced_step.compute(
+        loss, train_op, *fetched = step.compute(
             self.traced.store, inputs, self.traced.random_streams
         )
-        return _loss_after(loss, train_op)
+        return _loss_after(loss, train_op), (fetched[0] if fetched else ())
 
     def _replicated_train_step(self, element):
         """The discovery graph's step in every replica, as TPUEstimator's cores
@@ -384,17 +407,17 @@ class TrainPrograms:
 
         return self.traced.reported_loss(self.traced.replication.run(on_replica, element))
 
-    def _summarized_train_step(self, element, record_summaries):
+    def _summarized_train_step(self, element, record_summaries, summarized):
         """That step with model_fn's v1 summaries: on summary steps, their ops
         too, and their protos written as the Estimator wrote them
         (step_summaries.py)."""
         inputs = self.traced.model_inputs(element)
-        store, summarized = self.traced.store, self._summarized_step
+        store = self.traced.store
         # the step value, and the variables the summaries read, are read before
         # the step's updates, as the trace reads them
         with self._summaries(record_summaries) as summary_step:
             before = _read_when(record_summaries, [store[name] for name in summarized.read_before])
-            loss, train_op, read = summarized.step.compute(
+            loss, train_op, *fetched, read = summarized.step.compute(
                 store, inputs, self.traced.random_streams
             )
             loss = _loss_after(loss, train_op)
@@ -406,7 +429,7 @@ class TrainPrograms:
 
             written = self._write_summaries(record_summaries, summary_step, protos, loss)
         with tf.control_dependencies([written]):
-            return tf.identity(loss)
+            return tf.identity(loss), (fetched[0] if fetched else ())
 
     def _write_summaries(self, record, step, protos, loss) -> tf.Tensor:
         """On summary steps, model_fn's summary ``protos`` (or a function making
@@ -427,7 +450,8 @@ class TrainPrograms:
         (the step value after the step, as the Estimator wrote them): its v1
         summary ops as TF 1's kernels, run on summary steps (v1_summaries.py);
         its TF 2 summary ops write to the run's writer."""
-        step = self.traced.global_step.read_value() + 1
+        with tf.name_scope("summary_step"):  # (not names model_fn's ops would take)
+            step = self.traced.global_step.read_value() + 1
         with _SummaryScope(self._writer, step, record), v1_summaries.as_tf1_ops():
             yield step
 
@@ -502,9 +526,25 @@ class TrainPrograms:
 
     def _step(self, iterator, record, fetch_names=(), feeds=None):
         """One step that also outputs the tensors hooks asked for by name (and
-        feeds input_fn's placeholders what they feed)."""
-        loss = self._train_step(self.traced.next_element(iterator, feeds), record, fetch_names)
-        return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
+        feeds input_fn's placeholders what they feed): the discovery graph's
+        slice of the step and its fetches where it has one, else a trace of
+        model_fn."""
+        element = self.traced.next_element(iterator, feeds)
+        fetching = self._fetching_slices(fetch_names) if fetch_names and not feeds else None
+        if fetching is None:
+            loss = self._train_step(element, record, fetch_names)
+            return {"loss": loss, "fetched": fetch_by_name(fetch_names, after=loss)}
+        loss, fetched = self._sliced_train_step(element, record, fetching.step, fetching.summarized)
+        return {"loss": loss, "fetched": _outputs_after(loss, fetch_names, fetched)}
+
+    def _fetching_slices(self, fetch_names):
+        """The step's slices with ``fetch_names`` (train_step_slice.py), or None."""
+        if self._fetching_step is None:
+            return None
+        slices = self._fetching_step.slices(tuple(fetch_names))
+        if slices is None or (self.summaries_in_step and slices.summarized is None):
+            return None
+        return slices
 
 
 def _loss_and_summaries(spec: EstimatorSpec) -> tuple:
@@ -543,6 +583,22 @@ def _read_when(condition, variables: list) -> list:
 
     values = dict(zip(by_id, tf.cond(condition, read, skip), strict=True))
     return [values[id(variable)] for variable in variables]
+
+
+def _outputs_after(after, names, elements) -> dict:
+    """``elements`` (a slice's, fetched by ``names``) as step outputs, read after
+    ``after`` as :func:`fetch_by_name` reads them (an op runs, and fetches as 0)."""
+    with tf.control_dependencies([after]):
+        return {
+            name: _fetched_output(element) for name, element in zip(names, elements, strict=True)
+        }
+
+
+def _fetched_output(element) -> tf.Tensor:
+    if isinstance(element, tf.Operation):
+        with tf.control_dependencies([element]):
+            return tf.constant(0)
+    return tf.identity(element)
 
 
 def fetch_by_name(names, *, after) -> dict:

@@ -20,22 +20,24 @@ from tensorflow.python.training import training_util
 
 from estimator_revival.calls.mode_keys import ModeKeys
 from estimator_revival.calls.model_fn_call import split_features_labels
-from estimator_revival.calls.spec import LOSS_METRIC_KEY
+from estimator_revival.calls.spec import LOSS_METRIC_KEY, InGraphHook
 from estimator_revival.tf1 import (
     graph_slice,
     input_slice,
     random_streams,
-    ref_variables,
     seeds,
     session_setup,
-    step_reads,
     step_summaries,
     tpu_slices,
+    train_step_slice,
     unfetched_updates,
 )
 from estimator_revival.tf1.own_saver import OwnSaver
 
 log = logging.getLogger("tensorflow")
+
+# the hash table ops a program may create itself and checkpoint (_raw_table)
+_RAW_TABLE_TYPES = frozenset({"MutableHashTableV2", "MutableHashTableOfTensorsV2"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +99,9 @@ class TableRecord:
     empty_key: np.ndarray | None = None
     deleted_key: np.ndarray | None = None
     initial_num_buckets: int | None = None
+    # A hash table op the program creates itself and checkpoints with a
+    # SaveableObject of its own: the op's name (None: a lookup_ops table)
+    op_name: str | None = None
 
     @property
     def checkpoint_keys(self) -> tuple[str, str]:
@@ -151,6 +156,16 @@ class Blueprint:
     # TRAIN, TPUEstimator on replicas: the step up to the gradients summed
     # across replicas, and from those sums (tpu_slices.py)
     replicated_step: tpu_slices.ReplicatedStep | None = None
+    # TRAIN: the step's slices with what hooks fetch, made per set of fetches
+    fetching_step: train_step_slice.FetchingStep | None = dataclasses.field(
+        default=None, compare=False, repr=False
+    )
+    # The names the discovery graph held before model_fn ran (input_fn's ops, their
+    # name scopes): a trace takes them first, so that model_fn's ops get the names
+    # they had there, by which hooks' fetches and the step's writes find them
+    names_before_model_fn: frozenset[str] = dataclasses.field(
+        default=frozenset(), compare=False, repr=False
+    )
     # TRAIN: the discovery graph, the training graph as the Estimator built it
     # (its model_dir's graph.pbtxt and .meta files: saving/graph_files.py)
     graph: tf.Graph | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -282,7 +297,9 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
             )
             # Only a training step reads variables its own updates wrote.
             read_after_written = (
-                _read_after_written(model_ops) if mode == ModeKeys.TRAIN else frozenset()
+                train_step_slice.read_after_written(model_ops)
+                if mode == ModeKeys.TRAIN
+                else frozenset()
             )
             model_inputs = graph_slice.model_inputs(input_graph.features, input_graph.labels)
             metric_values, metric_updates, host_metric_updates = _metric_slices(
@@ -293,10 +310,10 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 if mode == ModeKeys.PREDICT
                 else None
             )
-            train_step, summarized_step, replicated_step = (
+            train_step, summarized_step, replicated_step, fetching_step = (
                 _train_step_slices(spec, model_inputs, model_ops)
                 if mode == ModeKeys.TRAIN
-                else (None, None, None)
+                else (None, None, None, None)
             )
         records = _initial_values(graph, creations.created)
         own_saver = OwnSaver.of(spec.scaffold.saver, graph)
@@ -323,7 +340,9 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         train_step=train_step,
         replicated_step=replicated_step,
         summarized_step=summarized_step,
+        fetching_step=fetching_step,
         graph=graph if mode == ModeKeys.TRAIN else None,
+        names_before_model_fn=_names_and_scopes(graph.get_operations()[:first_model_op]),
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
         returns_hooks=bool(
@@ -339,47 +358,43 @@ def _train_step_slices(spec, model_inputs, model_ops) -> tuple:
     """The training step's slice, and where it has one: when model_fn has v1
     summaries, the step's slices writing them (step_summaries.py); on
     TPUEstimator's replicas, the step's slices around its gradient sums
-    (tpu_slices.py). None where there is none."""
+    (tpu_slices.py); the step's slices with hooks' fetches
+    (train_step_slice.py). None where there is none."""
     random = random_streams.occurrences(model_ops)
-    step = _train_step_slice(spec, model_inputs, model_ops, random)
+    outputs = (spec.loss, spec.train_op)
+    step = train_step_slice.step_slice(outputs, model_inputs, model_ops, random)
     if step is None:  # a read after an update, or ops no slice can replay
-        return None, None, None
+        return None, None, None, None
     graph = spec.loss.graph
     replicated = tpu_slices.replicated_step(graph, spec, model_inputs, random=random)
+    fetching = None
+    if not _in_graph_hooks(spec):  # (their work runs in a trace of model_fn)
+        fetching = train_step_slice.FetchingStep(
+            loss=spec.loss,
+            train_op=spec.train_op,
+            model_inputs=model_inputs,
+            model_ops=model_ops,
+            random=random,
+        )
     summaries = graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
     if not summaries:
-        return step, None, replicated
-    outputs = (spec.loss, spec.train_op)
+        return step, None, replicated, fetching
     summarized = step_summaries.sliced(summaries, outputs, model_inputs, step=step, random=random)
-    return step, summarized, replicated
+    return step, summarized, replicated, fetching
 
 
-def _train_step_slice(spec, model_inputs, model_ops, random) -> graph_slice.GraphSlice | None:
-    """The slice of the step's ``loss`` and ``train_op`` (its random ops drawing from
-    the call's streams), unless one of its ops reads a variable after one of its
-    ops that may write it: a function would order that read after the update, a
-    TF 1 Session did not (step_reads.py). Writers the step does not run (a
-    Saver's restore ops) do not count."""
-    step = graph_slice.slice_of(
-        (spec.loss, spec.train_op),
-        model_inputs,
-        writes=True,
-        random=random,
-    )
-    if step is None:
-        return None
-    in_step = step.node_names()
-    step_ops = [op for op in model_ops if op.name in in_step]
-    if _read_after_written(step_ops):
-        return None
-    return step
+def _names_and_scopes(ops) -> frozenset[str]:
+    """The names ``ops`` took in their graph: their own, and their name scopes'."""
+    names = set()
+    for op in ops:
+        parts = op.name.split("/")
+        names.update("/".join(parts[:end]) for end in range(1, len(parts) + 1))
+    return frozenset(names)
 
 
-def _read_after_written(ops) -> frozenset:
-    """The variables ``ops`` read after one of them may write them, without
-    waiting for it: resource variables' reads (step_reads.py) and reference
-    variables' (ref_variables.py)."""
-    return step_reads.read_after_written(ops) | ref_variables.read_after_written(ops)
+def _in_graph_hooks(spec) -> bool:
+    hooks = (*spec.training_hooks, *spec.training_chief_hooks)
+    return any(isinstance(hook, InGraphHook) for hook in hooks)
 
 
 def _fetched(graph: tf.Graph, spec, mode: str, loss_mean) -> tuple:
@@ -484,11 +499,16 @@ class InitialValues:
 
 
 def _checkpointed_tables(graph: tf.Graph) -> tuple[TableRecord, ...]:
-    """The mutable hash tables in SAVEABLE_OBJECTS; other saveables are left out
-    of the runtime's checkpoints, with a warning naming them."""
+    """The mutable hash tables in SAVEABLE_OBJECTS (lookup_ops' tables, and table
+    ops a program's own saveable saves); other saveables are left out of the
+    runtime's checkpoints, with a warning naming them."""
     tables = []
     for saveable in graph.get_collection(tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS):
         table = saveable.op
+        raw = _raw_table(saveable)
+        if raw is not None:
+            tables.append(_raw_table_record(saveable.name, raw))
+            continue
         if not isinstance(table, lookup_ops.MutableHashTable | lookup_ops.DenseHashTable):
             log.warning(
                 "%s (%s) is not saved in the runtime's checkpoints: only variables, "
@@ -512,6 +532,37 @@ def _checkpointed_tables(graph: tf.Graph) -> tuple[TableRecord, ...]:
             )
         tables.append(record)
     return tuple(tables)
+
+
+def _raw_table(saveable) -> tf.Operation | None:
+    """The hash table op a program's own SaveableObject saves, as TF 1 code
+    checkpointed a table op it created itself: its two specs, ``<name>-keys`` and
+    ``<name>-values``, are what ``LookupTableExportV2`` exports of it."""
+    specs = {spec.name: spec.tensor for spec in saveable.specs}
+    keys, values = specs.get(f"{saveable.name}-keys"), specs.get(f"{saveable.name}-values")
+    if len(specs) != 2 or not isinstance(keys, tf.Tensor) or not isinstance(values, tf.Tensor):
+        return None
+    export = keys.op
+    if export.type != "LookupTableExportV2" or values.op is not export:
+        return None
+    table = export.inputs[0].op
+    return table if table.type in _RAW_TABLE_TYPES else None
+
+
+def _raw_table_record(name: str, table: tf.Operation) -> TableRecord:
+    value_dtype = tf.as_dtype(table.get_attr("value_dtype"))
+    value_shape = (
+        tf.TensorShape(table.get_attr("value_shape"))
+        if table.type == "MutableHashTableOfTensorsV2"
+        else tf.TensorShape([])
+    )
+    return TableRecord(
+        name=name,
+        key_dtype=tf.as_dtype(table.get_attr("key_dtype")),
+        value_dtype=value_dtype,
+        default_value=np.zeros(value_shape, value_dtype.as_numpy_dtype),
+        op_name=table.name,
+    )
 
 
 def _constant(value, dtype: tf.DType) -> np.ndarray:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.ops import lookup_ops, resource_variable_ops
+from tensorflow.python.ops import gen_lookup_ops, lookup_ops, resource_variable_ops
 from tensorflow.python.training.saving import saveable_object, saveable_object_util
 
 from estimator_revival.distribute.replication import assign_in_own_scope, components
@@ -18,6 +19,12 @@ from estimator_revival.tf1.variable_ops import give_graph_op
 
 GLOBAL_STEP_NAME = "global_step"
 _TABLE_KINDS = (lookup_ops.MutableHashTable, lookup_ops.DenseHashTable)
+# the functions creating the table ops a program's own saveable may checkpoint,
+# and the ops' types (their default names)
+_TABLE_OPS = {
+    "mutable_hash_table_v2": "MutableHashTableV2",
+    "mutable_hash_table_of_tensors_v2": "MutableHashTableOfTensorsV2",
+}
 
 
 class VariableStore:
@@ -42,6 +49,7 @@ class VariableStore:
         self._materializing = False
         self._made_by_hooks: list[str] | None = None
         self._tables: dict[str, lookup_ops.MutableHashTable | lookup_ops.DenseHashTable] = {}
+        self._table_ops: dict[str, str] = {}  # {table op name: its table's name}
         self._empty_contents: dict[str, tuple] = {}  # {name: a new table's (keys, values)}
 
     def materialize(self, records: Sequence[VariableRecord]) -> list[str]:
@@ -72,6 +80,8 @@ class VariableStore:
     def materialize_tables(self, records: Sequence[TableRecord]) -> None:
         """Creates the hash tables not seen before (eagerly: they outlive a trace)."""
         for record in records:
+            if record.op_name is not None:
+                self._table_ops[record.op_name] = record.name
             if record.name not in self._tables:
                 table = _eager_table(record)
                 self._tables[record.name] = table
@@ -217,10 +227,35 @@ class VariableStore:
         for kind, original_create, original_saveable in originals:
             kind._create_resource, kind._Saveable = served(original_create, original_saveable)
         try:
-            yield
+            with self._table_ops_served():
+                yield
         finally:
             for kind, original_create, original_saveable in originals:
                 kind._create_resource, kind._Saveable = original_create, original_saveable
+
+    @contextlib.contextmanager
+    def _table_ops_served(self) -> Iterator[None]:
+        """The same for a hash table op a program creates itself (and checkpoints
+        with a saveable of its own): the op of the name it had in the discovery
+        graph is the store's table of its saveable's name."""
+        originals = {function: getattr(gen_lookup_ops, function) for function in _TABLE_OPS}
+
+        def served(function):
+            original = originals[function]
+
+            def create_table(*args, name=None, **kwargs):
+                if not tf.executing_eagerly() and self._table_ops:
+                    graph = tf.compat.v1.get_default_graph()
+                    op_name = graph.unique_name(name or _TABLE_OPS[function], mark_as_used=False)
+                    if op_name in self._table_ops:
+                        graph.unique_name(name or _TABLE_OPS[function])  # (the name is taken)
+                        return self._tables[self._table_ops[op_name]].resource_handle
+                return original(*args, name=name, **kwargs)
+
+            return create_table
+
+        with mock.patch.multiple(gen_lookup_ops, **{name: served(name) for name in _TABLE_OPS}):
+            yield
 
     def expect(self, records: Sequence[VariableRecord], *, what: str) -> None:
         """Starts a new model_fn call: its i-th creation gets the i-th record's variable."""

@@ -3,9 +3,10 @@ Scaffold's ``Saver`` decides what is saved and how many checkpoints are kept (an
 one that leaves variables out cannot resume, as the Session's ready check
 refused), and a ``local_init_op`` of variable and table initializers under
 control dependencies runs once per call instead of failing in the traced step;
-a ``MutableHashTable`` or ``DenseHashTable`` (state that is not a variable) is
-checkpointed under TF 1's keys and restored in every call and export. The programs run on both sides; every
-record must match."""
+a ``MutableHashTable`` or ``DenseHashTable`` (state that is not a variable), or a
+table op with a SaveableObject of the program's own, is checkpointed under TF 1's
+keys and restored in every call and export. The programs run on both sides;
+every record must match."""
 
 from helpers.harness import REPO, side_by_side_records
 
@@ -42,4 +43,20 @@ def test_hash_tables_are_checkpointed_and_restored_as_the_estimator_did(tmp_path
     assert legacy["served"] == {"table_size": [9, 9], "id_count": [2.0, 2.0]}
     for table in ("seen_words", "id_counts"):
         assert {f"{table}-keys", f"{table}-values"} <= set(legacy["checkpoint_keys"])
+    assert runtime == legacy
+
+
+SAVEABLE_PROGRAM = REPO / "tests" / "programs" / "custom_saveable.py"
+
+
+def test_a_table_op_with_a_saveable_of_its_own_is_checkpointed_as_the_estimator_did(tmp_path):
+    """tensorflow/estimator's export test with saveables, as a program: state in
+    a hash table op the program checkpoints with its own SaveableObject."""
+    legacy, runtime = side_by_side_records(SAVEABLE_PROGRAM, tmp_path)
+    # words a, b, a, c counted by 4 steps; a new call restores them, counts a, b
+    assert {"word_counts-keys", "word_counts-values"} <= set(legacy["checkpoint_keys"])
+    assert legacy["after_train"] == {"a": 2.0, "b": 1.0, "c": 1.0}
+    assert (legacy["evaluate"], legacy["predict"]) == (1.5, [2.0, 1.0, 2.0])
+    assert legacy["after_second_train"] == {"a": 3.0, "b": 2.0, "c": 1.0}
+    assert legacy["served"] == [3.0, 2.0, 3.0]
     assert runtime == legacy

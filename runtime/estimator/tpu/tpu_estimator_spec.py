@@ -11,9 +11,8 @@ import tensorflow as tf
 
 from estimator_revival.calls.mode_keys import ModeKeys
 from estimator_revival.calls.model_fn_call import fn_args
-from estimator_revival.calls.spec import EstimatorSpec
+from estimator_revival.calls.spec import EstimatorSpec, InGraphHook
 from estimator_revival.distribute.host_calls import HostCallOutfeed, call_host_fn
-from estimator_revival.engine.hooks import InGraphHook
 from estimator_revival.tf1 import tpu_slices
 
 log = logging.getLogger("tensorflow")
