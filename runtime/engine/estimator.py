@@ -49,7 +49,7 @@ from estimator_revival.tf1 import (
     seeds,
     session_config,
 )
-from estimator_revival.tf1.hook_graph import HookGraph
+from estimator_revival.tf1.hook_graph import DiscoveryHookGraph, HookGraph
 from estimator_revival.tf1.own_saver import OwnSaver
 from estimator_revival.tf1.variable_store import VariableStore
 
@@ -293,15 +293,18 @@ class Estimator:
                     listener.begin()
                 begin_all(plan.user_hooks)
 
-            hook_graph = self._trace_hooks(
-                programs.traced,
-                hooks,
-                begin,
-                lambda: programs.step.get_concrete_function(
-                    iterator, tf.constant(False), (), pipeline.feedable
-                ),
-                latest,
-            )
+            if programs.hooks_in_discovery_graph:
+                hook_graph = self._begin_in_discovery_graph(blueprint, hooks, begin, latest)
+            else:
+                hook_graph = self._trace_hooks(
+                    programs.traced,
+                    hooks,
+                    begin,
+                    lambda: programs.step.get_concrete_function(
+                        iterator, tf.constant(False), (), pipeline.feedable
+                    ),
+                    latest,
+                )
             if hook_graph is None:  # no trace ran begin(): only the listeners begin
                 for listener in plan.listeners:
                     listener.begin()
@@ -413,6 +416,20 @@ class Estimator:
         traced.on_next_trace = begin_in_model_graph
         trace()
         hook_graph, made = began[0]
+        self._set_values(self._store.records(made), checkpoint_path)
+        return hook_graph
+
+    def _begin_in_discovery_graph(
+        self, blueprint, hooks, begin, checkpoint_path
+    ) -> DiscoveryHookGraph | None:
+        """Runs ``begin(spec)`` in the discovery graph, model_fn's graph as the
+        Estimator built it, with the spec model_fn returned there; returns that
+        graph (see :meth:`_trace_hooks`). Skipped (None) without hooks."""
+        if not _hooks_in_model_graph(hooks, blueprint):
+            return None
+        hook_graph = DiscoveryHookGraph(blueprint.graph, self._store)
+        with blueprint.graph.as_default(), hook_graph.beginning() as made:
+            begin(blueprint.spec)
         self._set_values(self._store.records(made), checkpoint_path)
         return hook_graph
 

@@ -19,7 +19,7 @@ import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.training import basic_session_run_hooks
 
-from estimator_revival.tf1.hook_graph import HookGraph
+from estimator_revival.tf1.hook_graph import HookGraph, outside_the_graph
 from estimator_revival.tf1.variable_store import GLOBAL_STEP_NAME
 
 SessionRunHook = tf.compat.v1.train.SessionRunHook
@@ -67,7 +67,7 @@ class HookSession:
         if elements:
             values = self._hook_graph.run(elements, feeds, where=self._where)
             computed = {e.name: value for e, value in zip(elements, values, strict=True)}
-        with tf.init_scope():  # out of the model's graph, which hooks run in
+        with outside_the_graph():
             return tf.nest.map_structure(
                 lambda key: (
                     self._store[key.name].numpy()
@@ -80,7 +80,7 @@ class HookSession:
     def save_variables(self, prefix: str, step: int) -> str:
         """Writes the model's saved variables, as they are now, to a checkpoint
         ``<prefix>-<step>`` (for the runtime's own hooks: InMemoryEvaluatorHook)."""
-        with tf.init_scope():
+        with outside_the_graph():
             saver = tf.compat.v1.train.Saver(var_list=self._store.checkpoint_var_list())
             return saver.save(None, prefix, global_step=step, write_meta_graph=False)
 
@@ -88,7 +88,7 @@ class HookSession:
         """A variable to read (after a write, for what ``variable.assign()``
         returns), or the graph's tensor or op to compute."""
         if isinstance(fetch, resource_variable_ops._UnreadVariable):
-            name = self._store.name_of_handle(fetch.handle)
+            name = self._store.name_of_handle(fetch.handle) or _graph_variable(fetch.handle)
             if name is not None:
                 return VariableFetch(name, write=fetch._parent_op)
         key = _fetch_key(fetch)
@@ -109,6 +109,14 @@ class HookSession:
             "session serves run() of variables and of what depends on them alone "
             "(docs/runtime.md, 'What the runtime refuses')."
         )
+
+
+def _graph_variable(handle) -> str | None:
+    """The name of the graph variable ``handle`` is the handle of (a variable of
+    the discovery graph, where hooks began), if it is one."""
+    if tf.is_symbolic_tensor(handle) and handle.op.type == "VarHandleOp":
+        return handle.op.name
+    return None
 
 
 def _described(fetch) -> str:

@@ -324,17 +324,26 @@ class TrainPrograms:
         self.summaries_in_step = summary_writer is not None and traced.blueprint.writes_summaries
         # The discovery graph's own step (and summary ops), where it can run
         # instead of a model_fn call (graph_slice.py, step_summaries.py).
-        self._sliced_step = traced.sliced(traced.blueprint.train_step, hooked=hooked)
-        self._summarized_step = traced.sliced(traced.blueprint.summarized_step, hooked=hooked)
-        if self.summaries_in_step and self._summarized_step is None:
-            self._sliced_step = None
+        sliced = traced.sliced(traced.blueprint.train_step)
+        summarized = traced.sliced(traced.blueprint.summarized_step)
+        if self.summaries_in_step and summarized is None:
+            sliced = None
+        # Where the step is the discovery graph's slice, hooks begin in that graph,
+        # model_fn's as the Estimator built it (estimator.py); elsewhere in a trace
+        # of model_fn, which the hooked steps are then too.
+        self.hooks_in_discovery_graph = sliced is not None and traced.blueprint.spec is not None
+        if hooked and not self.hooks_in_discovery_graph:
+            sliced = summarized = None
+        self._sliced_step, self._summarized_step = sliced, summarized
         self._replicated_step = (
             None
             if self.summaries_in_step
             else traced.sliced(traced.blueprint.replicated_step, hooked=hooked, as_on_tpu=True)
         )
-        # hooked steps' runs with fetches, sliced (hooks began in a trace of model_fn)
-        self._fetching_step = traced.sliced(traced.blueprint.fetching_step)
+        # hooked steps' runs with fetches, sliced from the graph hooks began in
+        self._fetching_step = (
+            traced.sliced(traced.blueprint.fetching_step) if self.hooks_in_discovery_graph else None
+        )
         self._loss_dtype = traced.blueprint.loss_dtype
         self._loss_tag = traced.blueprint.loss_summary_tag
         self.loop = tf.function(self._loop, autograph=False)

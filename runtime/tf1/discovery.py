@@ -166,6 +166,9 @@ class Blueprint:
     names_before_model_fn: frozenset[str] = dataclasses.field(
         default=frozenset(), compare=False, repr=False
     )
+    # TRAIN: the spec model_fn returned there (hooks begin with its hooks, in the
+    # discovery graph, where the step is its slice)
+    spec: object = dataclasses.field(default=None, compare=False, repr=False)
     # TRAIN: the discovery graph, the training graph as the Estimator built it
     # (its model_dir's graph.pbtxt and .meta files: saving/graph_files.py)
     graph: tf.Graph | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -285,6 +288,8 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         ):
             first_model_op = len(graph.get_operations())
             spec = call_model_fn(input_graph.features, input_graph.labels, mode)
+            if mode == ModeKeys.TRAIN:  # as the Estimator did, where hooks find it
+                graph.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
             loss_mean = tf.compat.v1.metrics.mean(spec.loss) if mode == ModeKeys.EVAL else None
             initializers = creations.initializer_ops(graph)
             model_ops = [
@@ -315,7 +320,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
                 if mode == ModeKeys.TRAIN
                 else (None, None, None, None)
             )
-        records = _initial_values(graph, creations.created)
+        records = variable_records(graph, creations.created)
         own_saver = OwnSaver.of(spec.scaffold.saver, graph)
         tables = _checkpointed_tables(graph)
     unfetched_updates.log_skipped(writes, mode)
@@ -342,6 +347,7 @@ def discover(input_graph: LegacyInputGraph, *, call_model_fn) -> Blueprint:
         summarized_step=summarized_step,
         fetching_step=fetching_step,
         graph=graph if mode == ModeKeys.TRAIN else None,
+        spec=spec if mode == ModeKeys.TRAIN else None,
         names_before_model_fn=_names_and_scopes(graph.get_operations()[:first_model_op]),
         writes_summaries=bool(graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)),
         loss_summary_tag=_loss_summary_tag(graph),
@@ -367,15 +373,15 @@ def _train_step_slices(spec, model_inputs, model_ops) -> tuple:
         return None, None, None, None
     graph = spec.loss.graph
     replicated = tpu_slices.replicated_step(graph, spec, model_inputs, random=random)
-    fetching = None
-    if not _in_graph_hooks(spec):  # (their work runs in a trace of model_fn)
-        fetching = train_step_slice.FetchingStep(
-            loss=spec.loss,
-            train_op=spec.train_op,
-            model_inputs=model_inputs,
-            model_ops=model_ops,
-            random=random,
-        )
+    if _in_graph_hooks(spec):  # their work runs in a trace of model_fn (a host_call's)
+        return None, None, replicated, None
+    fetching = train_step_slice.FetchingStep(
+        loss=spec.loss,
+        train_op=spec.train_op,
+        model_inputs=model_inputs,
+        model_ops=model_ops,
+        random=random,
+    )
     summaries = graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
     if not summaries:
         return step, None, replicated, fetching
@@ -444,7 +450,9 @@ def _graph_input(result) -> tuple:
     return split_features_labels(result)
 
 
-def _initial_values(graph: tf.Graph, created) -> list[VariableRecord]:
+def variable_records(graph: tf.Graph, created) -> list[VariableRecord]:
+    """The records of the variables ``created`` in ``graph`` (``(kwargs,
+    variable)`` as :class:`CreationLog` logged them), with their initial values."""
     values = InitialValues([variable for _, variable in created])
     records = []
     for index, (kwargs, variable) in enumerate(created):

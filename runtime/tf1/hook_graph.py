@@ -20,14 +20,24 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import tensorflow as tf
 from tensorflow.core.framework import node_def_pb2
+from tensorflow.python.eager import context
 from tensorflow.python.framework import op_def_registry
 
 from estimator_revival.distribute.replication import components
 from estimator_revival.tf1 import built_initializers, graph_slice
+from estimator_revival.tf1.discovery import CreationLog, variable_records
 from estimator_revival.tf1.unfetched_updates import WRITE_PREFIXES
 
 _PLACEHOLDERS = frozenset({"Placeholder", "PlaceholderWithDefault", "PlaceholderV2"})
 _STEP_INPUTS = ("IteratorGetNext", "OptionalGetValue", "MultiDeviceIteratorGetNext")
+
+
+@contextlib.contextmanager
+def outside_the_graph() -> Iterator[None]:
+    """Out of the graph hooks run in (a trace, or the discovery graph), eagerly:
+    where the store's variables are read and a hook's session runs programs."""
+    with tf.init_scope(), context.eager_mode():
+        yield
 
 
 class HookGraph(graph_slice.GraphView):
@@ -193,7 +203,7 @@ class HookGraph(graph_slice.GraphView):
         key = (tuple(element.name for element in elements), tuple(t.name for t in fed))
         if key not in self._programs:
             self._programs[key] = self._program(elements, fed, where)
-        with tf.init_scope():
+        with outside_the_graph():
             values = self._programs[key](
                 [tf.convert_to_tensor(feeds[tensor], tensor.dtype) for tensor in fed]
             )
@@ -212,6 +222,36 @@ class HookGraph(graph_slice.GraphView):
             return [output if isinstance(output, tf.Tensor) else None for output in outputs]
 
         return program
+
+
+class DiscoveryHookGraph(HookGraph):
+    """Hooks' graph where the Estimator's hooks began: model_fn's graph as TF 1
+    built it (the discovery graph). What ``begin()`` builds there runs only when
+    a step fetches it or a hook's session runs it, as in a Session; a variable
+    it creates is a variable of that graph, and the store's too (its value
+    restored or initialized as the Estimator's Saver and init op set it)."""
+
+    @contextlib.contextmanager
+    def beginning(self) -> Iterator[list[str]]:
+        made: list[str] = []
+        log = CreationLog()
+        with tf.variable_creator_scope(log.creator):
+            yield made
+        records = variable_records(self.graph, log.created)
+        with outside_the_graph():  # the store's variables live outside any graph
+            made.extend(self._store.materialize(records))
+
+    def variable(self, op: tf.Operation) -> str | None:
+        return graph_slice.GraphView.variable(self, op)
+
+    def inputs(self, op: tf.Operation) -> Sequence[tf.Tensor]:
+        return op.inputs
+
+    def control_inputs(self, op: tf.Operation) -> Sequence[tf.Operation]:
+        return op.control_inputs
+
+    def node_def(self, op: tf.Operation) -> node_def_pb2.NodeDef:
+        return graph_slice.GraphView.node_def(self, op)
 
 
 def _is_write(op_type: str) -> bool:

@@ -1,7 +1,7 @@
 """One model_fn with v1 summaries (of the loss, of the weights, of the global step
-and of a streaming metric's update) trained twice: on the runtime, without hooks
-its step runs the discovery graph's own ops (runtime/tf1/step_summaries.py), and
-with a hook model_fn is traced again. Prints, as JSON, per run: how often
+and of a streaming metric's update) trained twice: on the runtime, its step runs the discovery graph's own ops
+(runtime/tf1/step_summaries.py), and with those slices declined model_fn is
+traced again (the path of steps no slice computes). Prints, as JSON, per run: how often
 model_fn was called, the scalar summaries written, and the kernel's sum in each
 checkpoint, computed as the summary computes it.
 
@@ -13,6 +13,7 @@ the update, so not asserted by a test).
 Usage: python summary_paths.py legacy|runtime MODEL_DIR [tf1]
 """
 
+import contextlib
 import json
 import os
 import sys
@@ -57,8 +58,17 @@ def model_fn_counting(calls: list):
     return model_fn
 
 
-class Watching(tf.compat.v1.train.SessionRunHook):
-    """Does nothing; a hook begins in model_fn's graph, which a trace builds."""
+@contextlib.contextmanager
+def slices_declined():
+    """The runtime's steps trace model_fn instead of running a slice."""
+    from estimator_revival.engine import steps
+
+    sliced = steps.TracedModel.sliced
+    steps.TracedModel.sliced = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        steps.TracedModel.sliced = sliced
 
 
 def input_fn():
@@ -77,13 +87,13 @@ def kernel_sums(model_dir: str) -> list:
         ]
 
 
-def run(model_dir: str, hooks: list) -> dict:
+def run(model_dir: str) -> dict:
     calls = []
     config = estimator.RunConfig(
         tf_random_seed=2, save_summary_steps=1, save_checkpoints_steps=1, keep_checkpoint_max=10
     )
     est = estimator.Estimator(model_fn_counting(calls), model_dir, config=config)
-    est.train(input_fn, steps=STEPS, hooks=hooks)
+    est.train(input_fn, steps=STEPS)
     return {
         "model_fn_calls": len(calls),
         "summaries": scalar_summaries(model_dir),
@@ -91,13 +101,20 @@ def run(model_dir: str, hooks: list) -> dict:
     }
 
 
+def traced_run(model_dir: str) -> dict:
+    if sys.argv[1] != "runtime":
+        return run(model_dir)
+    with slices_declined():
+        return run(model_dir)
+
+
 def main():
     model_dir = sys.argv[2]
     print(
         json.dumps(
             {
-                "sliced": run(os.path.join(model_dir, "sliced"), []),
-                "traced": run(os.path.join(model_dir, "traced"), [Watching()]),
+                "sliced": run(os.path.join(model_dir, "sliced")),
+                "traced": traced_run(os.path.join(model_dir, "traced")),
             }
         )
     )

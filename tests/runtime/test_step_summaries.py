@@ -142,8 +142,8 @@ PROGRAM = REPO / "tests" / "programs" / "summary_paths.py"
 def test_a_sliced_step_writes_what_the_traced_step_writes_read_before_the_step(
     tmp_path, program_args
 ):
-    """Without hooks the step runs the discovery graph's ops (model_fn called once
-    per call); with one, model_fn is traced again. Both write the same values at
+    """The step runs the discovery graph's ops (model_fn called once per call);
+    with those slices declined, model_fn is traced again. Both write the same values at
     the same steps, each summary of a variable its value before the step, as TF 1's
     Session read it: the global step before its increment, the kernel's sum that
     of the checkpoint of the step before; a streaming metric summarized updates
