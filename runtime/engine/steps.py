@@ -595,8 +595,9 @@ def _read_when(condition, variables: list) -> list:
 
 
 def _outputs_after(after, names, elements) -> dict:
-    """``elements`` (a slice's, fetched by ``names``) as step outputs, read after
-    ``after`` as :func:`fetch_by_name` reads them (an op runs, and fetches as 0)."""
+    """``elements`` (fetched by ``names``) as step outputs, read after ``after`` so
+    hooks see the values of the step they asked about (an op runs, and fetches
+    as 0)."""
     with tf.control_dependencies([after]):
         return {
             name: _fetched_output(element) for name, element in zip(names, elements, strict=True)
@@ -611,17 +612,9 @@ def _fetched_output(element) -> tf.Tensor:
 
 
 def fetch_by_name(names, *, after) -> dict:
-    """The graph elements ``names`` as step outputs (an op fetches as 0), read
-    after ``after`` so hooks see the values of the step they asked about."""
+    """The graph elements ``names`` as step outputs (:func:`_outputs_after`)."""
     graph = tf.compat.v1.get_default_graph()
-    fetched = {}
-    with tf.control_dependencies([after]):
-        for name in names:
-            element = graph.as_graph_element(name)
-            fetched[name] = (
-                tf.constant(0) if isinstance(element, tf.Operation) else tf.identity(element)
-            )
-    return fetched
+    return _outputs_after(after, names, [graph.as_graph_element(name) for name in names])
 
 
 class _SummaryScope:
