@@ -13,7 +13,7 @@ import os
 
 import tensorflow as tf
 
-from estimator_revival.distribute import cluster
+from estimator_revival.distribute import cluster, tf1_cross_device_ops
 from estimator_revival.distribute.cluster import TaskType
 
 __all__ = ["RunConfig", "TaskType"]
@@ -156,6 +156,8 @@ class RunConfig:
                 raise ValueError(
                     f"Replacing {key} is not supported. Allowed properties are {REPLACEABLE}."
                 )
+            if key in ("train_distribute", "eval_distribute"):
+                value = tf1_cross_device_ops.as_tf1_chose(value)
             setattr(self, "_" + key, value)
         steps_given = "save_checkpoints_steps" in kwargs
         secs_given = "save_checkpoints_secs" in kwargs

@@ -26,6 +26,7 @@ from estimator_revival.tf1 import (
     input_slice,
     random_streams,
     seeds,
+    session_config,
     session_setup,
     step_summaries,
     tpu_slices,
@@ -495,11 +496,10 @@ class InitialValues:
 
     def _compute_the_others(self) -> None:
         pending = [index for index, value in enumerate(self._values) if value is None]
-        # Soft placement, as the Estimator's session had it: model_fn may pin ops to
-        # devices this machine lacks (`with tf.device("/gpu:0")` multi-tower code).
-        soft_placement = tf.compat.v1.ConfigProto(allow_soft_placement=True)
+        # model_fn may pin ops to devices this machine lacks (`with tf.device("/gpu:0")`
+        # multi-tower code): placed as the Estimator's session placed them
         graph = self._tensors[pending[0]].graph
-        with tf.compat.v1.Session(graph=graph, config=soft_placement) as session:
+        with tf.compat.v1.Session(graph=graph, config=session_config.placement_config()) as session:
             values = session.run([self._tensors[index] for index in pending])
         for index, value in zip(pending, values, strict=True):
             self._values[index] = value

@@ -25,7 +25,7 @@ from tensorflow.python.training import training_util
 
 from estimator_revival.calls.model_fn_call import split_features_labels
 from estimator_revival.distribute.replication import components, replica_index
-from estimator_revival.tf1 import global_random, seeds
+from estimator_revival.tf1 import global_random, seeds, session_config
 from estimator_revival.tf1.discovery import Blueprint, CreationLog, VariableRecord
 
 MIRRORED_STRATEGIES = (tf.distribute.MirroredStrategy, tf.compat.v1.distribute.MirroredStrategy)
@@ -122,8 +122,7 @@ def _by_replica(tagged_seeds: list, num_replicas: int) -> tuple:
 def _initial_values(graph: tf.Graph, variables: list) -> dict:
     """``{TF 1 name: initial value}`` of the variables (replica 0's copy)."""
     primaries = [components(variable)[0] for variable in variables]
-    soft_placement = tf.compat.v1.ConfigProto(allow_soft_placement=True)
-    with tf.compat.v1.Session(graph=graph, config=soft_placement) as session:
+    with tf.compat.v1.Session(graph=graph, config=session_config.placement_config()) as session:
         session.run(tf.compat.v1.variables_initializer(variables))
         values = session.run([primary.value() for primary in primaries])
     return {primary.op.name: value for primary, value in zip(primaries, values, strict=True)}

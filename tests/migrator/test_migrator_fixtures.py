@@ -71,11 +71,12 @@ def test_there_are_enough_fixture_pairs():
 
 
 def test_every_equivalence_program_migrates_to_its_twin(tmp_path):
-    """The equivalence twins are the migrator's own output, so the bit-exact runs
-    of tests/equivalence/test_equivalence.py prove what `migrate` writes. Each legacy program is
+    """The equivalence twins (fixtures/equivalence, and fixtures/replicas for
+    tests/distribution) are the migrator's own output, so the bit-exact runs of
+    tests/equivalence/test_equivalence.py prove what `migrate` writes. Each legacy program is
     migrated as a program of its own (its twin beside it is not part of it)."""
-    programs = Path(__file__).resolve().parents[2] / "fixtures" / "equivalence"
-    for legacy in sorted(programs.glob("*/legacy.py")):
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    for legacy in sorted(fixtures.glob("*/*/legacy.py")):
         alone = tmp_path / legacy.parent.name / legacy.name
         alone.parent.mkdir()
         shutil.copy(legacy, alone)

@@ -8,6 +8,7 @@ import types
 
 import contrib_crf
 import contrib_cudnn_rnn
+import contrib_distribute
 import contrib_estimator
 import contrib_image
 import contrib_layers
@@ -190,9 +191,17 @@ def install() -> None:
             )
         },
     )
+    distribute = _module(
+        "tensorflow.contrib.distribute",
+        {
+            name: getattr(contrib_distribute, name)
+            for name in ("MirroredStrategy", "OneDeviceStrategy", "TPUStrategy")
+        },
+    )
     contrib = _module(
         "tensorflow.contrib",
         {
+            "distribute": distribute,
             "image": image,
             "lookup": lookup,
             "rnn": rnn,
