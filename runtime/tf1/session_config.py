@@ -66,5 +66,6 @@ def estimator_graph_options(session_config=None) -> Iterator[None]:
     try:
         yield
     finally:
-        eager.function_call_options = previous
+        # in this order: setting soft placement drops the thread's call options
         tf.config.set_soft_device_placement(previous_eager_soft)
+        eager.function_call_options = previous
