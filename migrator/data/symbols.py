@@ -53,6 +53,10 @@ NAMESPACES = {
     "tensorflow.contrib.predictor": "contrib.predictor",
     "tensorflow.contrib.cudnn_rnn": "contrib.cudnn_rnn",
     "tensorflow.contrib.image": "contrib.image",
+    "tensorflow.contrib.learn.learn_runner": "contrib.learn.learn_runner",
+    "tensorflow.contrib.learn.utils.saved_model_export_utils": (
+        "contrib.learn.utils.saved_model_export_utils"
+    ),
 }
 
 # Private modules (``tensorflow.python.estimator.model_fn``,
@@ -302,6 +306,15 @@ RUNTIME_SYMBOLS = frozenset(
         "estimator.tpu.bfloat16_scope",
         "contrib.learn",
         "contrib.learn.ModeKeys",
+        "contrib.learn.Experiment",
+        "contrib.learn.ExportStrategy",
+        "contrib.learn.RunConfig",
+        "contrib.learn.make_export_strategy",
+        "contrib.learn.learn_runner",
+        "contrib.learn.learn_runner.run",
+        "contrib.learn.utils",
+        "contrib.learn.utils.saved_model_export_utils",
+        "contrib.learn.utils.saved_model_export_utils.make_export_strategy",
         "contrib.data",
         "contrib.data.batch_and_drop_remainder",
         "contrib.data.padded_batch_and_drop_remainder",
@@ -371,6 +384,9 @@ RUNTIME_MODULES = frozenset(
         "npu.npu_ops",
         "npu.hccl_ops",
         "contrib.learn",
+        "contrib.learn.learn_runner",
+        "contrib.learn.utils",
+        "contrib.learn.utils.saved_model_export_utils",
         "contrib.data",
         "contrib.training",
         "contrib.estimator",
@@ -421,6 +437,9 @@ RUNTIME_ALIASES = {
     "npu.npu_ops": "npu_ops",
     "npu.hccl_ops": "hccl_ops",
     "contrib.learn": "contrib_learn",
+    "contrib.learn.learn_runner": "learn_runner",
+    "contrib.learn.utils": "contrib_learn_utils",
+    "contrib.learn.utils.saved_model_export_utils": "saved_model_export_utils",
     "contrib.data": "contrib_data",
     "contrib.training": "contrib_training",
     "contrib.estimator": "contrib_estimator",
@@ -458,6 +477,14 @@ CONTRIB_RENAMES = {
     "tensorflow.contrib.tpu.DeviceAssignment": "tensorflow.tpu.experimental.DeviceAssignment",
     "tensorflow.contrib.tpu.device_assignment": (
         "tensorflow.tpu.experimental.DeviceAssignment.build"
+    ),
+    # TF 1.15's tf.contrib.distribute re-exported TF's own V1 strategies, which TF 2
+    # keeps under compat.v1 with TF 1.15's arguments (TPUStrategy's steps_per_run)
+    "tensorflow.contrib.distribute.OneDeviceStrategy": (
+        "tensorflow.compat.v1.distribute.OneDeviceStrategy"
+    ),
+    "tensorflow.contrib.distribute.TPUStrategy": (
+        "tensorflow.compat.v1.distribute.experimental.TPUStrategy"
     ),
     # TF 1.15's tf.contrib.keras was tf.keras (Keras 2), which is tf-keras here: the
     # runtime selects it (TF_USE_LEGACY_KERAS) when imported
@@ -535,6 +562,13 @@ def public_name(qualified_name: str) -> str:
     return qualified_name
 
 
+# contrib modules TF 1.15 exported as modules, not flat into their package
+_PRIVATE_CONTRIB_MODULES = {
+    "tensorflow.contrib.learn.python.learn.learn_runner": "tensorflow.contrib.learn.learn_runner",
+    "tensorflow.contrib.learn.python.learn.utils.saved_model_export_utils": (
+        "tensorflow.contrib.learn.utils.saved_model_export_utils"
+    ),
+}
 _PRIVATE_CONTRIB = re.compile(r"^tensorflow\.contrib\.(?P<module>\w+)\.python\.(?P<path>[\w.]+)$")
 
 
@@ -547,6 +581,9 @@ def _public_contrib_name(qualified_name: str) -> str:
     (``tf.contrib.slim.python.slim.learning`` is ``tf.contrib.slim.learning``).
     Those modules are ``python/<package>/<module>.py``: what follows is a member,
     unless a deeper package holds a member the migrator knows."""
+    for private, public in _PRIVATE_CONTRIB_MODULES.items():
+        if qualified_name == private or qualified_name.startswith(private + "."):
+            return public + qualified_name[len(private) :]
     match = _PRIVATE_CONTRIB.match(qualified_name)
     if match is None:
         return qualified_name
@@ -619,16 +656,6 @@ CONTRIB_CALL_RENAMES = {
         ("checkpoint_dir", "name"),
         frozenset({"name"}),
     ),
-    "tensorflow.contrib.distribute.OneDeviceStrategy": (
-        "tensorflow.distribute.OneDeviceStrategy",
-        ("device",),
-        frozenset({"device"}),
-    ),
-    "tensorflow.contrib.distribute.TPUStrategy": (
-        "tensorflow.distribute.TPUStrategy",
-        ("tpu_cluster_resolver",),
-        frozenset({"tpu_cluster_resolver"}),
-    ),
 }
 
 _REPLICATE_INSTEAD = (
@@ -653,10 +680,10 @@ _MODULE_INSTEAD = {
         "converts clean) and replace inspect.getargspec with inspect.getfullargspec"
     ),
     "tensorflow.contrib.learn": (
-        "use tf.estimator's own API, which the runtime has: an Experiment and "
-        "learn_runner.run become train_and_evaluate(estimator, TrainSpec(train_input_fn, "
-        "max_steps=train_steps), EvalSpec(eval_input_fn, steps=eval_steps, "
-        "exporters=...)); make_export_strategy becomes a LatestExporter"
+        "tf.contrib.learn's own Estimator, its canned estimators (fit/predict with x "
+        "and y) and monitors have no TF 2 home: use tf.estimator's Estimator and canned "
+        "estimators with input_fns, and SessionRunHooks (its Experiment, learn_runner, "
+        "RunConfig and make_export_strategy are converted)"
     ),
     "tensorflow.contrib.seq2seq": (
         "no maintained port runs on TensorFlow 2.16+ (TensorFlow Addons' tfa.seq2seq, "
@@ -948,6 +975,10 @@ RUNTIME_REPLACEMENTS = {
     "tensorflow.compat.v1.tpu.CrossShardOptimizer": "estimator.tpu.CrossShardOptimizer",
     # tf.contrib names TF 2 has nowhere, with TF 1.15's behaviour (runtime/contrib/)
     "tensorflow.contrib.learn.ModeKeys": "contrib.learn.ModeKeys",
+    **{
+        f"tensorflow.contrib.learn.{name}": f"contrib.learn.{name}"
+        for name in ("Experiment", "ExportStrategy", "RunConfig", "make_export_strategy")
+    },
     "tensorflow.contrib.data.batch_and_drop_remainder": "contrib.data.batch_and_drop_remainder",
     "tensorflow.contrib.data.padded_batch_and_drop_remainder": (
         "contrib.data.padded_batch_and_drop_remainder"

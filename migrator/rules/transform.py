@@ -326,7 +326,7 @@ class MigrateTransformer(cst.CSTTransformer):
             if self._scopes.binds(alias):
                 alias = "runtime_" + namespace.replace(".", "_")
             module, _, name = symbols.runtime_module(namespace).rpartition(".")
-            self._need_import((module, name, alias))
+            self._need_import((module, name, None if alias == name else alias))
             self._bound[namespace] = alias
         return self._bound[namespace]
 

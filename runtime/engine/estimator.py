@@ -11,6 +11,7 @@ import math
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 
 import numpy as np
 import tensorflow as tf
@@ -93,6 +94,7 @@ class Estimator:
         self._config = config
         self._model_dir = model_dir
         self._params = copy.deepcopy(params or {})
+        self._training_calls = 0  # train() calls running (a hook may call another)
         self._warm_start = warm_start.settings_from(warm_start_from)
         self._replications = self._replications_for(config)
         self._store = VariableStore(
@@ -201,7 +203,7 @@ class Estimator:
         hooks = checked_hooks(hooks)
         self._check_train_steps(steps, max_steps)
         saving_listeners = checked_listeners(saving_listeners)
-        with self._graph_options(), self._training_output_dir() as output_dir:
+        with self._graph_options(), self._training_output_dir() as output_dir, self._training():
             self._train(
                 input_fn,
                 hooks,
@@ -217,6 +219,16 @@ class Estimator:
     def _check_train_steps(self, steps, max_steps) -> None:
         """Where the Estimator turned ``steps``/``max_steps`` into its stop hook,
         after its own checks (TPUEstimator's checks for a TPU are there)."""
+
+    @contextlib.contextmanager
+    def _training(self) -> Iterator[None]:
+        """Counts the training calls running (a call a hook or listener makes
+        inside one keeps its variables)."""
+        self._training_calls += 1
+        try:
+            yield
+        finally:
+            self._training_calls -= 1
 
     @contextlib.contextmanager
     def _training_output_dir(self):
@@ -354,8 +366,15 @@ class Estimator:
 
     def _steps_per_run(self) -> int | None:
         """Steps per loop call that hooks, checkpoints and the global step see as
-        one run (None: one step, as a TF1 Session ran)."""
-        return None
+        one run (None: one step, as a TF1 Session ran): a TPUStrategy's
+        ``steps_per_run`` (``tf.contrib.distribute.TPUStrategy(resolver,
+        steps_per_run=...)``), as TF 1.15's Estimator ran that many per session
+        run on a strategy whose class name starts with ``TPUStrategy``."""
+        strategy = self._config.train_distribute
+        if strategy is None or not type(strategy).__name__.startswith("TPUStrategy"):
+            return None
+        steps = getattr(strategy.extended, "steps_per_run", 1)
+        return steps if steps > 1 else None
 
     def _checkpoint_cadence(self) -> Cadence | None:
         steps, secs = self._config.save_checkpoints_steps, self._config.save_checkpoints_secs
@@ -475,7 +494,10 @@ class Estimator:
         hooks = checked_hooks(hooks)
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
-        with self._graph_options(), self._store.locals_kept():
+        with (
+            self._graph_options(),
+            self._store.values_kept(inside_training=self._training_calls > 0),
+        ):
             values = self._evaluate(input_fn, steps, hooks, checkpoint_path)
         global_step = values["global_step"]
         eval_summaries.write_eval_summaries(self._eval_dir(name), values, global_step, recorded)

@@ -52,8 +52,9 @@ def _validate_exports_to_keep(exports_to_keep, message: str) -> None:
         raise ValueError(message)
 
 
-def _delete_old_exports(export_dir_base, exports_to_keep) -> None:
+def delete_old_exports(export_dir_base, exports_to_keep) -> None:
     """Keeps the ``exports_to_keep`` newest timestamped (10-digit) exports."""
+    export_dir_base = os.fsdecode(export_dir_base)  # an Experiment's export path is bytes
     if exports_to_keep is None or not tf.io.gfile.isdir(export_dir_base):
         return
     versions = sorted(
@@ -87,7 +88,7 @@ class LatestExporter(Exporter):
 
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
         result = self._export(estimator, export_path, checkpoint_path)
-        _delete_old_exports(export_path, self._exports_to_keep)
+        delete_old_exports(export_path, self._exports_to_keep)
         return result
 
 
@@ -181,7 +182,7 @@ class BestExporter(Exporter):
         log.info("Performing best model export.")
         self._best_eval_result = eval_result
         result = self._export(estimator, export_path, checkpoint_path)
-        _delete_old_exports(export_path, self._exports_to_keep)
+        delete_old_exports(export_path, self._exports_to_keep)
         self._has_exported = True
         return result
 

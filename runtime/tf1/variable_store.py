@@ -155,15 +155,17 @@ class VariableStore:
             assign_in_own_scope(self._variables[name], self._records[name].initial_value)
 
     @contextlib.contextmanager
-    def locals_kept(self) -> Iterator[None]:
-        """The local (metric) variables as they were before, once the block ends:
-        a call inside another (an evaluation a training call's listener runs)
-        shares their names with the outer call's, where the Estimator's two
-        sessions had a variable each."""
+    def values_kept(self, *, inside_training: bool) -> Iterator[None]:
+        """The variables as they were before, once the block ends: a call inside
+        another shares the outer call's variables, where the Estimator's two
+        sessions had a variable each. The local (metric) ones always (an
+        evaluation a training call's listener runs); inside a training call, all
+        of them (an Experiment's validation evaluates an older checkpoint than
+        the variables training goes on from)."""
         kept = {
             name: [component.numpy() for component in components(self._variables[name])]
             for name, record in self._records.items()
-            if record.is_local
+            if record.is_local or inside_training
         }
         try:
             yield

@@ -107,7 +107,7 @@ def test_a_name_whose_order_tf1_left_open_is_warned_about_on_every_run():
     ("code", "code_reported", "instead"),
     [
         ("x = tf.contrib.gan.gan_model", "MIG102", "tensorflow-gan package"),
-        ("x = tf.contrib.learn.Experiment", "MIG102", "train_and_evaluate(estimator"),
+        ("x = tf.contrib.learn.DNNClassifier", "MIG102", "tf.estimator's Estimator and canned"),
         ("x = tf.contrib.seq2seq.BeamSearchDecoder", "MIG102", "tf.keras.layers.Attention"),
         ("x = tf.contrib.quantize.create_eval_graph", "MIG102", "tfmot.quantization"),
         (

@@ -12,6 +12,7 @@ import contrib_distribute
 import contrib_estimator
 import contrib_image
 import contrib_layers
+import contrib_learn
 import contrib_lookup
 import contrib_metrics
 import contrib_mixed_precision
@@ -121,7 +122,36 @@ def install() -> None:
         "tensorflow.contrib.training.python.training.hparam",
         {"HParams": contrib_training.HParams},
     )
-    learn = _module("tensorflow.contrib.learn", {"ModeKeys": contrib_training.ModeKeys})
+    learn_runner = _module("tensorflow.contrib.learn.learn_runner", {"run": contrib_learn.run})
+    export_utils = _module(
+        "tensorflow.contrib.learn.utils.saved_model_export_utils",
+        {"make_export_strategy": contrib_learn.make_export_strategy},
+    )
+    learn_utils = _module(
+        "tensorflow.contrib.learn.utils", {"saved_model_export_utils": export_utils}
+    )
+    learn = _module(
+        "tensorflow.contrib.learn",
+        {
+            "ModeKeys": contrib_training.ModeKeys,
+            "Experiment": contrib_learn.Experiment,
+            "ExportStrategy": contrib_learn.ExportStrategy,
+            "RunConfig": contrib_learn.RunConfig,
+            "learn_runner": learn_runner,
+            "utils": learn_utils,
+        },
+    )
+    # the private paths 2017-2018 scripts imported them from
+    _module("tensorflow.contrib.learn.python", {})
+    _module("tensorflow.contrib.learn.python.learn", {"learn_runner": learn_runner})
+    _module(
+        "tensorflow.contrib.learn.python.learn.utils",
+        {"saved_model_export_utils": export_utils},
+    )
+    sys.modules["tensorflow.contrib.learn.python.learn.learn_runner"] = learn_runner
+    sys.modules["tensorflow.contrib.learn.python.learn.utils.saved_model_export_utils"] = (
+        export_utils
+    )
     framework = _module(
         "tensorflow.contrib.framework",
         {

@@ -1,4 +1,4 @@
-"""``tf.contrib.learn``'s names that Estimator code used."""
+"""``tf.contrib.learn.ModeKeys``."""
 
 
 class ModeKeys:
