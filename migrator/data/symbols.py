@@ -190,6 +190,8 @@ _CONTRIB_ESTIMATOR = (
     "regression_head",
     "poisson_regression_head",
     "logistic_regression_head",
+    "replicate_model_fn",
+    "TowerOptimizer",
 )
 
 # Everything the runtime exports, by canonical name. tests/migrator/test_migrator_symbols.py
@@ -658,11 +660,6 @@ CONTRIB_CALL_RENAMES = {
     ),
 }
 
-_REPLICATE_INSTEAD = (
-    "remove replicate_model_fn and TowerOptimizer and pass "
-    "RunConfig(train_distribute=tf.distribute.MirroredStrategy(devices)): the runtime "
-    "calls model_fn in every replica and averages the gradients across them"
-)
 # tests/runtime/test_boosted_trees_gap.py checks the first claim on both TensorFlows.
 _BOOSTED_TREES_INSTEAD = (
     "TensorFlow 2.16+ cannot run the boosted-trees estimators: its BoostedTrees* ops "
@@ -716,8 +713,6 @@ INSTEAD = {
             "experimental.boosted_trees_regressor_train_in_memory",
         )
     },
-    "tensorflow.contrib.estimator.replicate_model_fn": _REPLICATE_INSTEAD,
-    "tensorflow.contrib.estimator.TowerOptimizer": _REPLICATE_INSTEAD,
     "npu.hccl_ops.broadcast": (
         "under tf.distribute a variable created in the strategy's scope starts equal on "
         "every replica: drop the broadcast"

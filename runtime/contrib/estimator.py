@@ -1,7 +1,8 @@
 """``tf.contrib.estimator``'s pieces that Estimator code used: the optimizer
 extender, the head factories TF 1's ``*Estimator`` canned classes took (TF
 1.15's built the v1 heads of tensorflow-estimator's ``canned/head.py``, the loss
-averaged over the batch by default), and the early-stopping hooks."""
+averaged over the batch by default), the early-stopping hooks, and in-graph
+replication over towers (replicate_model_fn.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from estimator_revival.canned.heads import (
     RegressionHead,
 )
 from estimator_revival.canned.v1 import head as v1_head
+from estimator_revival.contrib.replicate_model_fn import (  # noqa: F401  (contrib's names)
+    TowerOptimizer,
+    replicate_model_fn,
+)
 from estimator_revival.engine.early_stopping import (  # noqa: F401  (tf.contrib.estimator's names)
     make_early_stopping_hook,
     stop_if_higher_hook,

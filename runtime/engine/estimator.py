@@ -39,6 +39,7 @@ from estimator_revival.engine.hook_plan import (
 from estimator_revival.engine.hooks import HookDriver
 from estimator_revival.engine.run_config import RunConfig, TaskType
 from estimator_revival.engine.steps import EvalPrograms, PredictProgram, TracedModel, TrainPrograms
+from estimator_revival.engine.summary_writers import writer_for
 from estimator_revival.engine.training import TrainController, TrainSettings
 from estimator_revival.saving import checkpoints, saved_model_export, warm_start
 from estimator_revival.saving.checkpoints import CheckpointWriter
@@ -102,7 +103,6 @@ class Estimator:
             local_strategy=self._metric_variable_strategy(),
         )
         self._call_cache = CallCache()
-        self._summary_writer = None  # (directory, writer) of the last training call
         self._graph_files: GraphFiles | None = None  # of the last training graph
 
     def _assert_members_are_not_overridden(self) -> None:
@@ -276,7 +276,7 @@ class Estimator:
         tf.io.gfile.makedirs(output_dir)
         blueprint, pipeline = self._prepare(ModeKeys.TRAIN, input_fn, latest)
         iterator = pipeline.iterator
-        summary_writer = self._summary_writer_for(output_dir)
+        summary_writer = writer_for(output_dir)
         hooked = _hooks_in_model_graph(hooks, blueprint)
         programs = self._programs(
             blueprint,
@@ -356,13 +356,6 @@ class Estimator:
             controller.run()
         summary_writer.flush()
         programs.traced.flush_summary_writers()
-
-    def _summary_writer_for(self, directory: str):
-        """One writer per directory across calls, as Estimator's SummaryWriterCache
-        kept one events file per directory in a process."""
-        if self._summary_writer is None or self._summary_writer[0] != directory:
-            self._summary_writer = (directory, tf.summary.create_file_writer(directory))
-        return self._summary_writer[1]
 
     def _steps_per_run(self) -> int | None:
         """Steps per loop call that hooks, checkpoints and the global step see as

@@ -3,9 +3,8 @@
 The events carry the very ``Summary`` protos Estimator wrote (``simple_value``
 scalars, tensor protos for arrays, the ``checkpoint_path`` string), because tools
 read them back by that shape: ``BestExporter`` compares ``simple_value``s.
-Each directory gets one events file per process, as Estimator's
-``FileWriterCache`` kept one writer per directory: the evaluations of a
-``continuous_train_and_eval`` follow one another in it.
+Each directory gets one events file per process (summary_writers.py): the
+evaluations of a ``continuous_train_and_eval`` follow one another in it.
 """
 
 from __future__ import annotations
@@ -16,6 +15,8 @@ import numpy as np
 import tensorflow as tf
 from google.protobuf import message
 from tensorflow.core.framework import summary_pb2
+
+from estimator_revival.engine.summary_writers import writer_for
 
 log = logging.getLogger("tensorflow")
 
@@ -29,21 +30,11 @@ def write_eval_summaries(eval_dir: str, values: dict, step: int, checkpoint_path
             tensor=tf.make_tensor_proto(checkpoint_path, dtype=tf.string),
         )
         summaries.append(summary)
-    writer = _writer_for(eval_dir)
+    writer = writer_for(eval_dir)
     with writer.as_default(step=step):
         for summary in summaries:
             tf.summary.experimental.write_raw_pb(summary.SerializeToString())
     writer.flush()
-
-
-_WRITERS: dict[str, tf.summary.SummaryWriter] = {}
-
-
-def _writer_for(directory: str) -> tf.summary.SummaryWriter:
-    """This process's writer for ``directory`` (a new one if the directory went away)."""
-    if directory not in _WRITERS or not tf.io.gfile.isdir(directory):
-        _WRITERS[directory] = tf.summary.create_file_writer(directory)
-    return _WRITERS[directory]
 
 
 def _values_summary(values: dict) -> summary_pb2.Summary:

@@ -66,8 +66,10 @@ class TracedModel:
         self._outfeed = outfeed
         self._random_streams = _random_streams(blueprint, self.replication, outfeed)
         # on_next_trace(spec) runs once, right after model_fn in the next trace, in
-        # the same graph state (where hooks' begin() must run).
+        # the same graph state (where hooks' begin() must run); on replicas, after
+        # every replica's model_fn, with replica 0's spec (_after_replicas).
         self.on_next_trace = None
+        self._first_spec: EstimatorSpec | None = None
         self.summary_writers: list = []  # created by model_fn (e.g. in a host_call)
 
     def flush_summary_writers(self) -> None:
@@ -140,22 +142,28 @@ class TracedModel:
             unfetched_updates.rewritten(self._store, self.blueprint.writes.fetching(fetch_names)),
         ):
             if self._outfeed is None:
-                return self.replication.run(
+                results, metrics, losses = self.replication.run(
                     lambda part: self._on_replica(part, on_replica, on_metrics), element
                 )
-            return self._run_with_host(element, on_replica, on_metrics, on_device_only)
+                self._after_replicas(losses, fetch_names)
+                return results, metrics
+            return self._run_with_host(element, on_replica, on_metrics, on_device_only, fetch_names)
 
     def _on_replica(self, part, on_replica, on_metrics) -> tuple:
         spec = self._call(part)
         metrics = with_loss_metric(spec.eval_metric_ops, spec.loss) if self._evaluating else {}
-        return on_replica(spec), on_metrics(metrics)
+        return on_replica(spec), on_metrics(metrics), self._training_loss(spec)
 
-    def _run_with_host(self, element, on_replica, on_metrics, on_device_only) -> tuple:
+    def _training_loss(self, spec: EstimatorSpec):
+        return spec.loss if self.blueprint.mode == ModeKeys.TRAIN else ()
+
+    def _run_with_host(self, element, on_replica, on_metrics, on_device_only, fetch_names) -> tuple:
         def device_part(part):
             spec = self._call(part)
             return on_replica(spec), self._outfeed.replica_tensors(), spec.loss
 
         results, host_tensors, losses = self.replication.run(device_part, element)
+        self._after_replicas(losses, fetch_names)
         if on_device_only:
             return results, host_tensors
         host_results = self._outfeed.run_on_host(host_tensors)
@@ -165,6 +173,27 @@ class TracedModel:
                 replica0_loss = self.replication.first_replica(losses)
                 metrics = with_loss_metric(host_results.get("eval_metrics") or {}, replica0_loss)
         return results, on_metrics(metrics)
+
+    def _after_replicas(self, losses, fetch_names) -> None:
+        """What the Estimator built once model_fn had run on every replica, before
+        hooks began: in TRAIN the reported loss, added to LOSSES (a hook's
+        ``LOSSES[-1]`` is it, not a replica's loss), then hooks' ``begin()``, in
+        the graph that holds every replica's ops, with replica 0's spec. Built
+        where hooks begin or fetch (the same names in both traces)."""
+        if not self.replication.replicated:
+            return
+        with root_name_scope():
+            hooks_begin = self.on_next_trace is not None
+            if self.blueprint.mode == ModeKeys.TRAIN and (hooks_begin or fetch_names):
+                loss = self.reported_loss(losses)
+                tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, loss)
+            spec, self._first_spec = self._first_spec, None
+            self._begin_hooks(spec)
+
+    def _begin_hooks(self, spec: EstimatorSpec) -> None:
+        callback, self.on_next_trace = self.on_next_trace, None
+        if callback is not None:
+            callback(spec)
 
     def reported_loss(self, per_replica_loss):
         """The training loss as reported: replica 0's with an outfeed (TPUEstimator),
@@ -212,14 +241,15 @@ class TracedModel:
             # Discovery called model_fn as the Estimator did; this call draws nothing.
             with self._tf1_step_reads(mode), tf1_batch_norm_updates(), global_random.unchanged():
                 spec = self._call_model_fn(features, labels, mode)
-            if mode == ModeKeys.TRAIN:
+            replicated = self.replication.replicated
+            if mode == ModeKeys.TRAIN and not replicated:  # on replicas: _after_replicas
                 tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.LOSSES, spec.loss)
             if spec.loss is not None:
                 kept_like_a_fetch(spec.loss)
-            if first_replica:
-                callback, self.on_next_trace = self.on_next_trace, None
-                if callback is not None:
-                    callback(spec)
+            if first_replica and replicated:
+                self._first_spec = spec
+            elif first_replica:
+                self._begin_hooks(spec)
         return spec
 
     def _tf1_step_reads(self, mode):

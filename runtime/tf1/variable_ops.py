@@ -21,6 +21,7 @@ import functools
 import sys
 from typing import NamedTuple
 
+from tensorflow.python.distribute.values import DistributedVariable
 from tensorflow.python.ops import resource_variable_ops
 
 from estimator_revival.distribute.replication import components
@@ -36,9 +37,11 @@ class VariableOp(NamedTuple):
 
 def give_graph_op(variable, name: str) -> None:
     """Lets ``variable.op`` (and each per-device component's) answer as the
-    variable's op in the Estimator's graph, named ``name``."""
-    for component in components(variable):
-        if isinstance(component, resource_variable_ops.BaseResourceVariable):
+    variable's op in the Estimator's graph, named ``name``: a replicated
+    variable's too, whose ``op`` TensorFlow reads from its first component's."""
+    replicated = (variable,) if isinstance(variable, DistributedVariable) else ()
+    for component in (*components(variable), *replicated):
+        if isinstance(component, (resource_variable_ops.BaseResourceVariable, DistributedVariable)):
             component.__class__ = _with_graph_op(type(component))
             component._tf1_op_name = name
 

@@ -22,6 +22,16 @@ def test_tf_distribute_mirrored_strategy_on_absent_gpus_trains_as_the_estimator(
     assert runtime == reference
 
 
+def test_a_hook_under_replicas_fetches_the_reported_loss_and_names_variables_by_op(tmp_path):
+    # LOSSES[-1] is the loss the Estimator added after reducing the replicas'
+    # (their sum: this plain v1 optimizer did not scale them), not a replica's
+    reference, runtime = side_by_side_records(ABSENT_GPUS, tmp_path, args=("soft",))
+    assert len(reference["hook_losses"]) == 6
+    assert reference["hook_variables"] == ["global_step", "w"]
+    assert runtime["hook_losses"] == reference["hook_losses"]
+    assert runtime["hook_variables"] == reference["hook_variables"]
+
+
 def test_without_soft_placement_the_placer_refuses_the_absent_gpu(tmp_path):
     reference, runtime = side_by_side_records(ABSENT_GPUS, tmp_path, args=("hard",))
     assert reference["error"] == "InvalidArgumentError"

@@ -57,6 +57,7 @@ KERNEL_DRIFT = {
     "tf1_input_after_get_next": {"Softmax"},  # the probabilities (AUC's input)
     # the decay; the cells' gates and states
     "tf1_melody_rnn_cells": {"Pow", "Sigmoid", "Tanh", "GRUBlockCell"},
+    "tf1_replicate_model_fn_towers": {"Conv2D", "Softmax"},  # each tower's; the probabilities
     "tf1_session_hooks": {"Tanh"},
     "tf1_xlnet_relative_attention": {"Pow", "Softmax", "Tanh"},  # gelu, attention, summary
     "tpu_bert_classifier_cpu": {"Pow", "Tanh"},  # the polynomial decay; the pooler

@@ -3,9 +3,14 @@
 SummarySaverHook wrote one step early from some point on are left out of the
 comparison, while any other difference in steps stays for it to fail on."""
 
+import copy
+from pathlib import Path
+
 import pytest
 
 from helpers.harness import (
+    Trace,
+    assert_bit_identical,
     assert_racy_reads,
     summaries_without_races_of_either,
     summaries_without_step_races,
@@ -39,6 +44,7 @@ def test_other_differences_in_steps_are_kept():
         [2, 6, 11, 16, 21],
         [1, 6, 9, 14, 19],
         [1, 6, 11, 16, 21, 26],  # one more summary, with no race
+        [1, 6, 11, 16],  # one fewer
     ):
         legacy = {"loss": [[step, 0.5] for step in steps]}
         kept_legacy, kept_runtime = summaries_without_step_races(legacy, RUNTIME)
@@ -65,3 +71,51 @@ def test_a_racy_read_is_the_read_before_or_after_the_update_or_between():
         assert_racy_reads(runtime, [[1, 0.6], [2, legacy_at_2], [3, 0.5], [4, 0.4]], what="f")
     with pytest.raises(AssertionError, match="nor between them"):
         assert_racy_reads(runtime, [[1, 0.6], [2, 0.55], [3, 0.6], [4, 0.4]], what="f")
+
+
+def _trace(histogram_steps, scalar_steps=None) -> Trace:
+    """A hooked run whose SummarySaverHook wrote a ``logits`` histogram and a
+    ``loss`` scalar at ``histogram_steps`` (each step's values its own)."""
+    scalar_steps = histogram_steps if scalar_steps is None else scalar_steps
+    histograms = [
+        [s, -s / 10, s / 10, 10.0, 0.5 * s, float(s), [0.0, 1.0], [4.0, 6.0]]
+        for s in histogram_steps
+    ]
+    data = {
+        "losses": [0.5],
+        "eval": {"loss": 0.5},
+        "variables": ["w"],
+        "summaries": {"loss": [[s, 1 / s] for s in scalar_steps]},
+        "loop_summaries": {},
+        "summary_protos": {
+            "forms": {"logits": ["histo"], "loss": ["simple_value"]},
+            "histograms": {"logits": histograms},
+        },
+    }
+    return Trace(data, {}, Path("."))
+
+
+def test_histograms_the_race_moved_one_step_early_are_left_out_as_scalars_are():
+    # (CI at 5adfbbf: v1_summaries' reference wrote its logits histogram, with its
+    # scalars, at 1, 6, 10, 15, 19, 24, 29; the runtime at 1, 6, 11, ..., 31)
+    runtime = _trace([1, 6, 11, 16, 21, 26, 31])
+    assert_bit_identical(_trace([1, 6, 10, 15, 19, 24, 29]), runtime)
+    assert_bit_identical(copy.deepcopy(runtime), runtime)
+
+
+def test_histograms_that_differ_otherwise_fail_the_comparison():
+    runtime = _trace([1, 6, 11, 16, 21])
+    for legacy in (
+        _trace([1, 7, 11, 16, 21], [1, 6, 11, 16, 21]),
+        _trace([1, 6, 11, 16], [1, 6, 11, 16, 21]),
+    ):
+        with pytest.raises(AssertionError, match="histograms"):
+            assert_bit_identical(legacy, runtime)
+    other_values = copy.deepcopy(runtime)
+    other_values.data["summary_protos"]["histograms"]["logits"][2][4] += 1e-7
+    with pytest.raises(AssertionError, match="histograms"):
+        assert_bit_identical(other_values, runtime)
+    other_form = copy.deepcopy(runtime)
+    other_form.data["summary_protos"]["forms"]["logits"] = ["tensor"]
+    with pytest.raises(AssertionError, match="forms"):
+        assert_bit_identical(other_form, runtime)

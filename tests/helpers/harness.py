@@ -151,7 +151,6 @@ def assert_bit_identical(
         "extras",
         "exporter_versions",
         "input_fn_calls",
-        "summary_protos",
     ]
     for summaries in ("summaries", "loop_summaries"):
         if skipped_steps:
@@ -159,6 +158,14 @@ def assert_bit_identical(
         else:
             expected, actual = without_races(legacy.data[summaries], migrated.data[summaries])
             assert actual == expected, summaries
+    legacy_protos, migrated_protos = legacy.data["summary_protos"], migrated.data["summary_protos"]
+    assert migrated_protos["forms"] == legacy_protos["forms"], "summary_protos forms"
+    expected, actual = (
+        (legacy_protos["histograms"], migrated_protos["histograms"])
+        if skipped_steps
+        else without_races(_histogram_series(legacy_protos), _histogram_series(migrated_protos))
+    )
+    assert actual == expected, "summary_protos histograms"
     for key in exact:
         assert migrated.data.get(key) == legacy.data.get(key), key
     assert_every_step_identical(legacy, migrated)
@@ -166,6 +173,16 @@ def assert_bit_identical(
     for key, expected in legacy.arrays.items():
         if not key.startswith("step/"):  # compared step by step above
             np.testing.assert_array_equal(migrated.arrays[key], expected, key)
+
+
+def _histogram_series(summary_protos: dict) -> dict:
+    """The histograms of ``summary_protos`` as ``{tag: [[step, (min, max, ...)], ...]}``,
+    the series form :func:`summaries_without_step_races` reads: the hooked run's
+    histograms are written by the same racing SummarySaverHook as its scalars."""
+    return {
+        tag: [[row[0], row[1:]] for row in rows]
+        for tag, rows in summary_protos["histograms"].items()
+    }
 
 
 def recorded_steps(trace: Trace) -> list[str]:
@@ -291,8 +308,13 @@ def summaries_without_step_races(legacy: dict, migrated: dict) -> tuple[dict, di
             and all(later - earlier in (0, 1) for earlier, later in itertools.pairwise(behind))
             and 0 <= len(expected) - len(actual) <= behind[-1]
         )
-        kept = behind.index(1) if raced and 1 in behind else len(expected)
-        kept_legacy[tag], kept_migrated[tag] = expected[:kept], actual[:kept]
+        if raced and 1 in behind:
+            kept_legacy[tag], kept_migrated[tag] = (
+                expected[: behind.index(1)],
+                actual[: behind.index(1)],
+            )
+        else:
+            kept_legacy[tag], kept_migrated[tag] = expected, actual
     for tag in migrated.keys() - legacy.keys():
         kept_migrated[tag] = migrated[tag]
     return kept_legacy, kept_migrated

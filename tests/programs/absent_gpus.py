@@ -1,8 +1,9 @@
 """A MirroredStrategy over GPU:0 and GPU:1 on a machine without them, with the
 session config's soft placement on (``soft``) or off (``hard``): TF 1.15 ran both
 replicas on the CPU, reducing their gradients on one device, or failed in its
-placer. Prints JSON (the trained weight and evaluation, or the error); run under
-both interpreters (tests/distribution/test_absent_gpus.py).
+placer. Prints JSON (the trained weight and evaluation, what a hook saw of the graph and
+fetched, or the error); run under both interpreters
+(tests/distribution/test_absent_gpus.py).
 
 Usage: python absent_gpus.py legacy|runtime MODEL_DIR soft|hard
 """
@@ -32,6 +33,25 @@ def model_fn(features, labels, mode):
     return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
+class LossHook(tf.compat.v1.train.SessionRunHook):
+    """Fetches the last loss in the LOSSES collection every step (the reported
+    loss, which the Estimator added after the replicas' own), and names the
+    global variables by their ops, as hooks of 2018 code did."""
+
+    def __init__(self):
+        self.losses, self.variables = [], []
+
+    def begin(self):
+        self._loss = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.LOSSES)[-1]
+        self.variables = sorted(v.op.name for v in tf.compat.v1.global_variables())
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._loss)
+
+    def after_run(self, run_context, run_values):
+        self.losses.append(float(run_values.results))
+
+
 def strategy():
     if sys.argv[1] == "runtime":  # TF 2's own class, as a TF 1 program wrote it
         return tf.distribute.MirroredStrategy(ABSENT_GPUS)
@@ -51,8 +71,9 @@ def main(model_dir: str, placement: str) -> dict:
     def dataset():
         return tf.data.Dataset.from_tensor_slices((INPUTS, TARGETS))
 
+    hook = LossHook()
     try:
-        est.train(lambda: dataset().repeat().batch(4), steps=6)
+        est.train(lambda: dataset().repeat().batch(4), steps=6, hooks=[hook])
     except tf.errors.InvalidArgumentError as error:
         lines = error.message.splitlines()
         placer = [line for line in lines if line.startswith("Cannot assign a device")]
@@ -62,6 +83,8 @@ def main(model_dir: str, placement: str) -> dict:
         "weight": est.get_variable_value("w").ravel().tolist(),
         "loss": float(evaluation["loss"]),
         "global_step": int(evaluation["global_step"]),
+        "hook_losses": hook.losses,
+        "hook_variables": hook.variables,
     }
 
 

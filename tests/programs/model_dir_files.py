@@ -1,5 +1,7 @@
-"""What an Estimator's model_dir and log show after train and evaluate: the files
-(graph.pbtxt, a .meta beside each checkpoint, the events files), a training graph
+"""What an Estimator's model_dir and log show after train and evaluate, and a
+second Estimator's training in the same model_dir: the files (graph.pbtxt, a
+.meta beside each checkpoint, one events file: the Estimator's writers were one
+per directory in a process), a training graph
 that ``import_meta_graph`` loads and its Saver restores from the last
 checkpoint, the graph in the events file, and the lines logged on TensorFlow's
 logger (``tf.compat.v1.logging``) that the Estimator wrote.
@@ -95,6 +97,8 @@ def main():
     model = estimator.Estimator(model_fn, model_dir=model_dir, config=config)
     model.train(lambda: input_fn().repeat(), steps=6)
     model.evaluate(input_fn)
+    model = estimator.Estimator(model_fn, model_dir=model_dir, config=config)
+    model.train(lambda: input_fn().repeat(), steps=2)
     checkpoint = model.latest_checkpoint()
     files = sorted(
         "events" if name.startswith("events.out") else name

@@ -12,7 +12,8 @@ PROGRAM = REPO / "tests" / "programs" / "model_dir_files.py"
 
 def test_the_model_dir_and_the_log_are_the_estimators(tmp_path):
     reference, runtime = side_by_side_records(PROGRAM, tmp_path)
-    assert {"graph.pbtxt", "model.ckpt-4.meta", "model.ckpt-6.meta"} <= set(reference["files"])
+    assert {"graph.pbtxt", "model.ckpt-4.meta", "model.ckpt-8.meta"} <= set(reference["files"])
+    assert reference["files"].count("events") == 1
     assert reference["graphs_in_events"] and reference["graph_pbtxt_has_train_op"]
     assert reference["restored"] == reference["variables"]
     assert any(line.startswith("Saving dict for global step 6") for line in reference["lines"])

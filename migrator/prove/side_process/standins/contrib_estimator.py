@@ -1,13 +1,16 @@
 """TF 1.15's ``tf.contrib.estimator`` head factories on TF 2.15: each built the
 matching v1 head of tensorflow-estimator's ``canned/head.py`` (still in 2.15, as
 private functions), with the loss averaged over the batch by default.
-``multi_label_head`` is TF 1.15's own: its module of tensorflow-estimator 1.15.1
-(``contrib/estimator/python/estimator/head.py``, built on that ``canned/head.py``),
-which scripts/setup-envs installs beside the legacy environment."""
+``multi_label_head``, ``replicate_model_fn`` and ``TowerOptimizer`` are TF 1.15's
+own: their modules of tensorflow-estimator 1.15.1
+(``contrib/estimator/python/estimator/``; the heads built on that
+``canned/head.py``), which scripts/setup-envs installs beside the legacy
+environment."""
 
 import functools
 import importlib.util
 import os
+import types
 
 import tensorflow as tf
 from tensorflow.python.ops import nn
@@ -20,6 +23,8 @@ __all__ = [
     "multi_label_head",
     "poisson_regression_head",
     "regression_head",
+    "replicate_model_fn",
+    "TowerOptimizer",
 ]
 _SUM_OVER_BATCH_SIZE = tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE
 
@@ -118,7 +123,34 @@ def logistic_regression_head(weight_column=None, loss_reduction=_SUM_OVER_BATCH_
 
 
 def multi_label_head(n_classes, **arguments):
-    return _tf_1_15_contrib_heads().multi_label_head(n_classes, **arguments)
+    return _tf_1_15_contrib_module("head").multi_label_head(n_classes, **arguments)
+
+
+def replicate_model_fn(model_fn, *args, **kwargs):
+    return _tf_1_15_replication().replicate_model_fn(model_fn, *args, **kwargs)
+
+
+def TowerOptimizer(optimizer_or_optimizer_fn):  # noqa: N802 (TF 1.15's class, built on use)
+    return _tf_1_15_replication().TowerOptimizer(optimizer_or_optimizer_fn)
+
+
+@functools.cache
+def _tf_1_15_replication():
+    """TF 1.15's replicate_model_fn module, with the two names of TF 1.15 it reads
+    that TF 2.15 moved: TF 1's DeviceSpec (its device chooser merges specs in
+    place, ``merge_from``, which TF 2's cannot) and ``ops.IndexedSlices``."""
+    module = _tf_1_15_contrib_module("replicate_model_fn")
+    module.framework_device = _overlaid(module.framework_device, DeviceSpec=tf.compat.v1.DeviceSpec)
+    module.ops_lib = _overlaid(module.ops_lib, IndexedSlices=tf.IndexedSlices)
+    return module
+
+
+def _overlaid(module, **names) -> types.ModuleType:
+    """``module`` as TF 1.15 had it: ``names`` over its own."""
+    view = types.ModuleType(module.__name__)
+    view.__getattr__ = lambda name: getattr(module, name)
+    vars(view).update(names)
+    return view
 
 
 # Where tensorflow-estimator 1.15.1 is (pip install --target beside the legacy
@@ -128,21 +160,21 @@ ESTIMATOR_1_15 = os.environ.get("LEGACY_ESTIMATOR_1_15", "")
 
 
 @functools.cache
-def _tf_1_15_contrib_heads():
-    """tensorflow-estimator 1.15.1's contrib head module, imported on its own: its
-    imports (``tensorflow_estimator.python.estimator.canned.head``...) resolve to
-    the 2.15 package, which kept them."""
+def _tf_1_15_contrib_module(name: str):
+    """A module of tensorflow-estimator 1.15.1's ``tf.contrib.estimator``, imported
+    on its own: its imports (``tensorflow_estimator.python.estimator.canned.head``,
+    ``...model_fn``...) resolve to the 2.15 package, which kept them."""
     path = os.path.join(
         ESTIMATOR_1_15, "tensorflow_estimator", "contrib", "estimator", "python", "estimator"
     )
     if not os.path.isdir(path):
         raise ImportError(
-            "tf.contrib.estimator's heads on the legacy side need tensorflow-estimator 1.15.1 "
+            f"tf.contrib.estimator's {name} on the legacy side needs tensorflow-estimator 1.15.1 "
             "beside the legacy environment: pip install --no-deps --target "
             "<legacy venv>/estimator-1.15 tensorflow-estimator==1.15.1"
         )
     spec = importlib.util.spec_from_file_location(
-        "tf_1_15_contrib_estimator_head", os.path.join(path, "head.py")
+        f"tf_1_15_contrib_estimator_{name}", os.path.join(path, f"{name}.py")
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
