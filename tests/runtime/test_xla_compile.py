@@ -45,6 +45,7 @@ NOT_TPU_PROGRAMS = {
     ("npu_loss_scaled_adam", "train"): "rejected: ScalarSummary",
     ("tf1_contrib_optimize_loss_metrics", "train"): "rejected: ScalarSummary",
     ("unet_reset_counters", "train"): "rejected: ScalarSummary",
+    ("tf1_replicate_model_fn_towers", "train"): "rejected: ScalarSummary",
     # string features from input_fn (TPU input pipelines sent the device numbers)
     ("tf1_input_after_get_next", "train"): "rejected: _Arg",
     ("tf1_input_after_get_next", "eval"): "rejected: _Arg",
