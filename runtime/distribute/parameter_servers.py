@@ -68,11 +68,14 @@ class Scheduler:
         self.coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
         self.num_workers = strategy._num_workers
 
-    def run_each(self, program, calls: list[tuple]) -> list:
-        """``program(*args)`` for each ``args`` of ``calls``, at the same time on
-        the workers the coordinator has free; their results."""
-        scheduled = [(args, self.coordinator.schedule(program, args=args)) for args in calls]
-        return [self._results(program, args, remote) for args, remote in scheduled]
+    def run_each(self, calls: list[tuple]) -> list:
+        """``program(*args)`` for each ``(program, args)`` of ``calls``, at the
+        same time on the workers the coordinator has free; their results."""
+        scheduled = [
+            (program, args, self.coordinator.schedule(program, args=args))
+            for program, args in calls
+        ]
+        return [self._results(*call) for call in scheduled]
 
     def _results(self, program, args: tuple, remote):
         """``remote``'s results; run again (once per worker at most, so that an

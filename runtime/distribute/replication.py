@@ -82,14 +82,14 @@ class Replication:
 
     def call(self, program, *args):
         """``program(*args)``, on a worker when the coordinator schedules it."""
-        return self.call_each(program, [args])[0]
+        return self.call_each([(program, args)])[0]
 
-    def call_each(self, program, calls: list[tuple]) -> list:
-        """``program(*args)`` for each ``args`` of ``calls``; scheduled by the
-        coordinator, they run at the same time on the workers it has free."""
+    def call_each(self, calls: list[tuple]) -> list:
+        """``program(*args)`` for each ``(program, args)`` of ``calls``; scheduled
+        by the coordinator, they run at the same time on the workers it has free."""
         if self.scheduler is None:
-            return [program(*args) for args in calls]
-        return self.scheduler.run_each(program, calls)
+            return [program(*args) for program, args in calls]
+        return self.scheduler.run_each(calls)
 
     def run(self, fn, element):
         if not self.replicated:

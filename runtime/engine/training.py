@@ -169,11 +169,19 @@ class TrainController:
         summaries)."""
         workers = min(self._replication.num_workers, count)
         parts = [count // workers + (index < count % workers) for index in range(workers)]
-        calls = [
-            (self._iterator, tf.constant(part), tf.constant(record and index == 0))
-            for index, part in enumerate(parts)
+        records = [record and index == 0 for index in range(workers)]
+        return self._loop_results(self._replication.call_each(self._loop_calls(parts, records)))
+
+    def _loop_calls(self, parts: list[int], records: list[bool]) -> list[tuple]:
+        """Loop calls of ``parts[i]`` steps each, the ``records[i]`` ones recording."""
+        return [
+            (self._programs.loop, (self._iterator, tf.constant(part), tf.constant(record)))
+            for part, record in zip(parts, records, strict=True)
         ]
-        results = self._replication.call_each(self._programs.loop, calls)
+
+    @staticmethod
+    def _loop_results(results: list[dict]) -> dict:
+        """The loop calls' losses and global steps after each step, in call order."""
         return {
             key: np.concatenate([np.asarray(result[key]) for result in results])
             for key in ("losses", "steps_after")
@@ -183,7 +191,11 @@ class TrainController:
         """One step, or one run of ``steps_per_run`` steps, inside the hooks'
         ``before_run``/``after_run`` (fetches come from the run's last step). A
         hook that raises OutOfRangeError (a feed_fn out of data) ends training, as
-        MonitoredSession ended its run."""
+        MonitoredSession ended its run.
+
+        On a parameter-server cluster the other workers run a step each at the
+        same time, as Estimator's workers trained while the chief ran its hooked
+        steps: hooks do not make asynchronous training sequential."""
         try:
             names = self._hooks.before_run()
         except tf.errors.OutOfRangeError:
@@ -194,22 +206,25 @@ class TrainController:
                 return True
         step = self._global_step()
         started = time.time()
+        hooked = (
+            self._programs.step,
+            (self._iterator, tf.constant(self._record_summary_now(step)), names, self._hooks.feeds),
+        )
+        concurrent = min(self._replication.num_workers, self._plan(step)) - 1
         try:
-            result = self._replication.call(
-                self._programs.step,
-                self._iterator,
-                tf.constant(self._record_summary_now(step)),
-                names,
-                self._hooks.feeds,
+            result, *loops = self._replication.call_each(
+                [hooked, *self._loop_calls([1] * concurrent, [False] * concurrent)]
             )
         except tf.errors.OutOfRangeError:
             return True
-        losses, steps_after = np.asarray([result["loss"]]), np.asarray([self._global_step()])
-        self._summaries_of(losses, np.asarray([step]), steps_after)
-        self._after_steps(losses, steps_after, started)
+        concurrent_losses = [np.asarray(loop["losses"]) for loop in loops]
+        losses = np.concatenate([*concurrent_losses, [result["loss"]]])
+        self._summaries_of(losses[-1:], np.asarray([step]), np.asarray([self._global_step()]))
+        self._after_steps(losses, np.asarray([self._global_step()]), started)
         listener_stop = self._save_if_due()  # the saver's after_run came first
         stop = self._hooks.after_run(result["fetched"])
-        return stop or listener_stop or self._reached_last_step()
+        exhausted = any(bool(loop["exhausted"]) for loop in loops)
+        return stop or listener_stop or exhausted or self._reached_last_step()
 
     def _reached_last_step(self) -> bool:
         last = self._settings.last_step

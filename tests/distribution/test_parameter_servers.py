@@ -10,12 +10,17 @@ localhost cluster (tensorflow-estimator 2.15 on TF 2.21, sides.REFERENCE):
   ``placement.json``): the same ps task on both sides;
 - the steps: every legacy task trains (each counts its own steps, which add up to
   the global step; asynchronous workers may pass ``max_steps`` by a step or two),
-  and the runtime's chief schedules ``max_steps`` exactly;
-- the evaluation loss after training, of several runs of each side: asynchronous
+  and the runtime's chief schedules ``max_steps`` exactly, its hooks around one
+  worker's steps while the other worker trains (hooks do not make the cluster
+  train one step at a time);
+- the evaluation loss after training, of two runs of each side: asynchronous
   training is not repeatable (each worker applies gradients computed on
   parameters the others may have updated meanwhile, and reads the whole input
-  from its start, as Estimator's workers did), so the runtime's runs must fall in
-  the band the legacy runs span, widened by that span on each side.
+  from its start, as Estimator's workers did). Every run of both sides must end
+  within ``ASYNC_LOSS_TOLERANCE`` of the loss one process reaches in the same
+  steps. A band spanned by a few legacy runs cannot be the measure: three runs
+  of one distribution span a band (widened by its width on each side) that
+  misses a fourth one time in four.
 
 What does not depend on the order of the steps is compared exactly: the
 checkpoints the chief wrote, the variables by name and shape, an evaluation of
@@ -44,7 +49,11 @@ LONG_RUN_STEPS = 300  # long enough to inject a failure mid-training
 REJOIN_RUN_STEPS = 1500  # long enough for a restarted worker to start and rejoin
 CHECKPOINT_STEPS = 10  # the program's save_checkpoints_steps
 ASYNC_STEPS = 300  # long enough for every task of a legacy cluster to train
-RUNS_PER_SIDE = 3
+RUNS_PER_SIDE = 2
+# Relative to the one-process loss at ASYNC_STEPS (0.0663): nine legacy
+# clusters ended between 0.4 % below and 4.4 % above it. A cluster that trained
+# two thirds of the steps ends 5 % above; half of them, 24 % above.
+ASYNC_LOSS_TOLERANCE = 0.10
 
 
 def _cluster(chief_job: str = "chief", evaluator: bool = False) -> dict:
@@ -212,8 +221,9 @@ def test_a_ps_cluster_trains_evaluates_and_writes_estimator_checkpoints(run, tmp
 
 
 def test_a_ps_cluster_trains_as_the_legacy_estimator_s_own_cluster(run, tmp_path):
-    """Several clusters of each side (see the module docstring); the tasks start
-    servers first, the chief last, as cluster launchers started them."""
+    """Clusters of each side (see the module docstring); the tasks start servers
+    first, the chief last, as cluster launchers started them."""
+    run.start("single", ["--model-dir", str(tmp_path / "single"), "--max-steps", str(ASYNC_STEPS)])
     losses = {REFERENCE.name: [], RUNTIME.name: []}
     placements = {REFERENCE.name: [], RUNTIME.name: []}
     for side in (REFERENCE, RUNTIME):
@@ -239,17 +249,24 @@ def test_a_ps_cluster_trains_as_the_legacy_estimator_s_own_cluster(run, tmp_path
                 assert sorted(steps) == ["chief0", "worker0", "worker1"], steps
                 assert all(count > 0 for count in steps.values()), steps
                 assert sum(steps.values()) == evaluation["global_step"] >= ASYNC_STEPS
-            else:
+            else:  # the chief's hooks saw a run per step of one worker, the other training
                 assert evaluation["global_step"] == ASYNC_STEPS
+                assert list(steps) == ["chief0"], steps
+                assert ASYNC_STEPS / 2 <= steps["chief0"] < ASYNC_STEPS, steps
+    run.finish("single")
+    run.start("single eval", ["--model-dir", str(tmp_path / "single"), "--evaluate"])
+    one_process = _evaluation(run.finish("single eval"))["loss"]
 
     legacy_placement = placements[REFERENCE.name][0]
     assert "embedding/part_0" in legacy_placement and "dense/kernel/Adagrad" in legacy_placement
     assert all(placement == legacy_placement for side in placements.values() for placement in side)
     legacy = losses[REFERENCE.name]
-    spread = max(legacy) - min(legacy)
-    assert spread > 0, f"the legacy clusters trained alike, not asynchronously: {legacy}"
-    low, high = min(legacy) - spread, max(legacy) + spread
-    assert all(low <= loss <= high for loss in losses[RUNTIME.name]), (losses, (low, high))
+    assert len(set(legacy)) > 1, f"the legacy clusters trained alike, not asynchronously: {legacy}"
+    tolerance = ASYNC_LOSS_TOLERANCE * one_process
+    assert all(abs(loss - one_process) <= tolerance for side in losses.values() for loss in side), (
+        losses,
+        one_process,
+    )
 
 
 def test_a_killed_worker_leaves_its_steps_to_the_other_worker_and_rejoins(run, tmp_path):

@@ -5,9 +5,10 @@ checkpoint and prints the metrics as JSON; ``--legacy`` runs on ``tf.estimator``
 instead of the runtime.
 
 The chief writes where model_fn's variables are to ``placement.json`` in model_dir
-(``{variable: "job:task"}``, from the variables' devices); on the legacy side,
-where every task trains, each task writes how many steps it ran to
-``steps-<task>.txt`` (the runtime's workers run the steps its chief schedules).
+(``{variable: "job:task"}``, from the variables' devices). Each task with
+hooks (on the legacy side every task, on the runtime's the chief, whose
+coordinator schedules the workers' steps) writes how many runs its hooks saw to
+``steps-<task>.txt``.
 
 The model looks ids up in an embedding partitioned in two
 (``fixed_size_partitioner``), as Estimator recommendation models sharded their
@@ -151,7 +152,7 @@ def main() -> None:
         print(json.dumps({key: float(value) for key, value in metrics.items()}))
         return
     hooks = [PlacementRecorder(args.model_dir)] if est.config.is_chief else []
-    if args.legacy:
+    if args.legacy or est.config.is_chief:
         task = f"{est.config.task_type}{est.config.task_id}"
         hooks.append(StepCounter(args.model_dir, task))
     estimator.train_and_evaluate(
