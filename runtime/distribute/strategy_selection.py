@@ -27,16 +27,20 @@ import tensorflow as tf
 
 from estimator_revival.distribute import cluster, parameter_servers
 from estimator_revival.distribute.cluster import TaskType
+from estimator_revival.engine.eager_mode import runs_eagerly
 
 log = logging.getLogger("tensorflow")
 
 TRAINING_TASKS = (TaskType.CHIEF, TaskType.WORKER)
 
 
+@runs_eagerly
 def training_strategy(
     config, *, replicated_model_fn: bool = False
 ) -> tf.distribute.Strategy | None:
-    """The strategy training runs on (None: one device, no strategy)."""
+    """The strategy training runs on (None: one device, no strategy). Built
+    eagerly, as connecting to a cluster must be, in a TF 1 program too
+    (``disable_v2_behavior()``)."""
     if config.train_distribute is not None:
         return config.train_distribute
     if replicated_model_fn:

@@ -29,21 +29,26 @@ def addresses(count: int) -> list[str]:
 def start(
     program: Path, args: list[str], *, tf_config: dict | None, log: Path, side: Side = RUNTIME
 ) -> subprocess.Popen:
-    """Runs ``program args`` as ``side`` runs it, with ``tf_config`` as TF_CONFIG (none:
-    a local run), its output going to ``log`` and its temporary files to a directory
-    of its own."""
+    """Runs ``program args`` (a program of tests/programs/, which runs the legacy
+    Estimator itself) as ``side`` runs it; see ``start_command``."""
+    return start_command(
+        [*side.interpreter, str(program), *args], tf_config=tf_config, log=log, side=side
+    )
+
+
+def start_command(
+    command: list[str], *, tf_config: dict | None, log: Path, side: Side = RUNTIME
+) -> subprocess.Popen:
+    """Runs ``command`` in ``side``'s environment, with ``tf_config`` as TF_CONFIG
+    (none: a local run), its output going to ``log`` and its temporary files to a
+    directory of its own."""
     scratch = log.with_suffix(".tmp")
     scratch.mkdir()
     env = side.env(TMPDIR=str(scratch))
     if tf_config is not None:
         env["TF_CONFIG"] = json.dumps(tf_config)
     with log.open("w") as output:
-        return subprocess.Popen(
-            [*side.interpreter, str(program), *args],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+        return subprocess.Popen(command, env=env, stdout=output, stderr=subprocess.STDOUT)
 
 
 def wait(name: str, process: subprocess.Popen, log: Path, timeout=TIMEOUT_SECS) -> str:

@@ -314,6 +314,9 @@ class Experiment:
         return self._estimator
 
     def train(self, delay_secs=None):
+        config = self._estimator.config
+        if config.environment not in ("local", "google") and config.cluster_spec and config.master:
+            self._start_server()  # before the delay: the servers wait for each other
         extra_hooks = []
         if delay_secs is None:
             task_id = self._estimator.config.task_id or 0
@@ -420,6 +423,29 @@ class Experiment:
             )  # fmt: skip
             export_results = self._maybe_export(eval_result)
         return eval_result, export_results
+
+    def run_std_server(self):
+        self._start_server().join()
+
+    def _start_server(self):
+        config = self._estimator.config
+        if (
+            not (config.cluster_spec and config.task_type and config.master)
+            or config.task_id is None
+        ):
+            raise ValueError(
+                "Could not start server; be sure to specify cluster_spec, task_type, "
+                "master, and task in RunConfig or set the TF_CONFIG environment variable."
+            )
+        server = tf.distribute.Server(
+            config.cluster_spec,
+            job_name=config.task_type,
+            task_index=config.task_id,
+            config=config.tf_config,
+            start=False,
+        )
+        server.start()
+        return server
 
     def test(self):
         self._call_train(
