@@ -23,6 +23,7 @@ from estimator_revival.migrator.command.result_cache import ResultCache, default
 from estimator_revival.migrator.command.verify import LookupFailed, tensorflow_installed
 from estimator_revival.migrator.command.verify import verify as check_names
 from estimator_revival.migrator.command.workers import migrate_all
+from estimator_revival.migrator.names import file_facts
 from estimator_revival.migrator.names.program import forget_programs
 
 
@@ -176,6 +177,7 @@ def _migrate(
     """Migrates every file; only those that mention a trigger word are parsed, and
     only those the cache has no result for."""
     forget_programs()
+    file_facts.keep_in(None if cache is None else cache.facts_directory)
     results: list[FileResult] = []
     candidates = []
     for _, path in files:

@@ -51,6 +51,11 @@ class ResultCache:
         self._options = f"{sorted(enabled)}|verify={verify}".encode()
         self._remove_other_builds(directory, build)
 
+    @property
+    def facts_directory(self) -> Path:
+        """Where each file's facts for its program are kept (names.file_facts)."""
+        return self._directory / "facts"
+
     @staticmethod
     def _remove_other_builds(directory: Path, build: str) -> None:
         try:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from estimator_revival.migrator.data import symbols
 from estimator_revival.migrator.names import dialect
+from estimator_revival.migrator.names.file_facts import FileFacts
 
 _REQUIREMENT_FILES = (
     "requirements*.txt",
@@ -138,17 +139,16 @@ def _read_program(root: Path) -> Program:
         if not _MENTIONS.search(data):
             continue
         switched |= bool(_OWN_SWITCH.search(data))
-        try:
-            code = data.decode("utf-8")
-            tree = ast.parse(code)
-        except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        facts = FileFacts(data)
+        if not facts.parses():
             continue
-        if is_entry_point(tree):
+        code = data.decode("utf-8")
+        if facts.get("entry_point", lambda code, tree: is_entry_point(tree)):
             entry_points.append(path)
         if not reason and _NPU_BRIDGE.search(data):
             reason = f"{path.relative_to(root)} imports npu_bridge"
         if not reason and b"tensorflow" in data:
-            tf1_name = dialect.tf1_only_name(code, tree)
+            tf1_name = facts.get("tf1_only_name", dialect.tf1_only_name)
             if tf1_name:
                 short = tf1_name.replace("tensorflow.", "tf.", 1)
                 reason = f"{path.relative_to(root)} uses {short}"

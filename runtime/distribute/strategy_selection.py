@@ -24,23 +24,27 @@ from __future__ import annotations
 import logging
 
 import tensorflow as tf
+from tensorflow.python.eager import context
 
 from estimator_revival.distribute import cluster, parameter_servers
 from estimator_revival.distribute.cluster import TaskType
-from estimator_revival.engine.eager_mode import runs_eagerly
 
 log = logging.getLogger("tensorflow")
 
 TRAINING_TASKS = (TaskType.CHIEF, TaskType.WORKER)
 
 
-@runs_eagerly
 def training_strategy(
     config, *, replicated_model_fn: bool = False
 ) -> tf.distribute.Strategy | None:
     """The strategy training runs on (None: one device, no strategy). Built
     eagerly, as connecting to a cluster must be, in a TF 1 program too
     (``disable_v2_behavior()``)."""
+    with context.eager_mode():
+        return _training_strategy(config, replicated_model_fn)
+
+
+def _training_strategy(config, replicated_model_fn: bool) -> tf.distribute.Strategy | None:
     if config.train_distribute is not None:
         return config.train_distribute
     if replicated_model_fn:

@@ -73,7 +73,9 @@ def _outside_strategy_scopes():
 
 @contextlib.contextmanager
 def _eager():
-    with _EAGER_BY_DEFAULT.held(), context.eager_mode(), _outside_strategy_scopes():
+    # The thread's own mode first: a thread that never set one reads the process
+    # default, which must still be the program's when it is saved for the way out.
+    with context.eager_mode(), _EAGER_BY_DEFAULT.held(), _outside_strategy_scopes():
         yield
 
 

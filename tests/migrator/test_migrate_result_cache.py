@@ -7,6 +7,7 @@ import os
 import pytest
 
 from estimator_revival.migrator.command import files as migrator_files
+from estimator_revival.migrator.names import file_facts
 from helpers.cli_runs import LEGACY, MIGRATED, UNSUPPORTED, run
 
 
@@ -40,6 +41,24 @@ def test_a_warm_check_migrates_nothing_again_and_reports_the_same(repository, co
     assert len(counted_migrations) == 2, "the second run took every result from the cache"
     assert (warm.exit_code, warm.output) == (cold.exit_code, cold.output)
     assert cold.exit_code == 2 and "MIG101" in cold.output  # what was reused is not empty
+
+
+def test_a_warm_run_reads_its_programs_without_parsing_a_file(repository, monkeypatch):
+    """Every file of a program is read to migrate any one of it (which TensorFlow
+    it was written for, its entry points); a re-run takes what each file told
+    from the cache, by its content."""
+    (repository / "train.py").write_text(LEGACY + "\nif __name__ == '__main__':\n    main()\n")
+    cold = run("--check", repository)
+
+    def no_parsing(self):
+        raise AssertionError("a file was parsed again")
+
+    monkeypatch.setattr(file_facts.FileFacts, "_parse", no_parsing)
+    warm = run("--check", repository)
+    assert (warm.exit_code, warm.output) == (cold.exit_code, cold.output)
+    (repository / "train.py").write_text(LEGACY + "\nX = 2\n")  # new content, facts unknown
+    with pytest.raises(AssertionError, match="parsed again"):
+        run("--check", repository)
 
 
 def test_a_cached_result_is_written_as_a_fresh_one(repository, counted_migrations):
