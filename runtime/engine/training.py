@@ -210,7 +210,8 @@ class TrainController:
             self._programs.step,
             (self._iterator, tf.constant(self._record_summary_now(step)), names, self._hooks.feeds),
         )
-        concurrent = min(self._replication.num_workers, self._plan(step)) - 1
+        workers = self._replication.num_workers
+        concurrent = min(workers, self._plan(step)) - 1 if workers > 1 else 0
         try:
             result, *loops = self._replication.call_each(
                 [hooked, *self._loop_calls([1] * concurrent, [False] * concurrent)]

@@ -36,6 +36,7 @@ from helpers.kernel_drift import (
     drift_bound,
     showing_here,
 )
+from helpers.shared_runs import computed_once, shared_directory
 from helpers.sides import LEGACY, REFERENCE, RUNTIME
 
 PROGRAM = REPO / "tests" / "programs" / "canned_estimators.py"
@@ -296,41 +297,83 @@ def _family_and_head(model: str) -> tuple[str, str]:
     return "dnn", model
 
 
+def _runs_alone(model: str) -> bool:
+    """An SDCA model runs in a process of its own: TF 1's Sessions keep its
+    example-state tables in the process's resource manager, where the next SDCA
+    model would find them."""
+    return "sdca" in model
+
+
+def _chunks(models, size: int) -> list[list[str]]:
+    """``models`` in the runs that run them: each SDCA model alone, the others
+    ``size`` at a time."""
+    shared = [model for model in models if not _runs_alone(model)]
+    return [[model] for model in models if _runs_alone(model)] + [
+        shared[start : start + size] for start in range(0, len(shared), size)
+    ]
+
+
 class CannedRuns:
-    """Each estimator of the program, run by each side once per test process
-    (tests of one estimator share its runs; xdist workers run what they need).
+    """Each estimator of the program, run by each side once per test run, in
+    chunks of CHUNK models per process (starting TensorFlow and the program takes
+    a third of a process's time with that many); the runs are shared by the test
+    processes (helpers/shared_runs.py), whichever of them runs a chunk's tests."""
 
-    A side's process runs the model asked for and the next ones of MODELS not run
-    yet, up to CHUNK of them: starting TensorFlow and the program takes most of a
-    model's time, and xdist hands a worker the tests of consecutive models. An
-    SDCA model runs alone: TF 1's Sessions keep its example-state tables in the
-    process's resource manager, where the next SDCA model would find them."""
-
-    CHUNK = 6
+    CHUNK = 11
 
     def __init__(self, directory):
         self.directory = directory
-        self._records = {}
+        self._chunks = _chunks(MODELS, self.CHUNK)
 
     def records(self, model: str) -> dict:
         """``{side name: record}``."""
-        if model not in self._records:
-            following = [n for n in MODELS[MODELS.index(model) :] if n not in self._records]
-            alone = [name for name in following if "sdca" in name]
-            chunk = [model] if model in alone else [n for n in following if n not in alone]
-            chunk = chunk[: self.CHUNK]
-            by_side = {
-                side.name: program_record(side, PROGRAM, self.directory / side.name, chunk)
-                for side in (LEGACY, REFERENCE, RUNTIME)
-            }
+        index, chunk = next((i, c) for i, c in enumerate(self._chunks) if model in c)
+        return computed_once(self.directory, f"chunk-{index}", lambda: self._run(chunk))[model]
+
+    def _run(self, chunk: list[str]) -> dict:
+        by_side = {
+            side.name: program_record(side, PROGRAM, self.directory / side.name, chunk)
+            for side in (LEGACY, REFERENCE, RUNTIME)
+        }
+        return {name: {side: record[name] for side, record in by_side.items()} for name in chunk}
+
+
+class ResumedRuns:
+    """Each RESUMED model's model_dir after ``first``'s run in CannedRuns,
+    copied for the legacy program and the runtime on TF 2.21, each of which
+    trains on from it, in as few processes as CannedRuns' chunks."""
+
+    def __init__(self, runs: CannedRuns, directory):
+        self._runs = runs
+        self.directory = directory
+
+    def records(self, first, model: str) -> dict:
+        """``{side name: record}`` of ``model`` resumed from ``first``'s model_dir."""
+        chunks = _chunks(RESUMED, len(RESUMED))
+        index, chunk = next((i, c) for i, c in enumerate(chunks) if model in c)
+        key = f"{first.name}-{index}"
+        return computed_once(self.directory, key, lambda: self._run(first, chunk))[model]
+
+    def _run(self, first, chunk: list[str]) -> dict:
+        for name in chunk:
+            self._runs.records(name)  # first's run of it
+        by_side = {}
+        for side in (REFERENCE, RUNTIME):
+            model_dir = self.directory / first.name / side.name
             for name in chunk:
-                self._records[name] = {side: record[name] for side, record in by_side.items()}
-        return self._records[model]
+                shutil.copytree(self._runs.directory / first.name / name, model_dir / name)
+            by_side[side.name] = program_record(side, PROGRAM, model_dir, chunk)
+        return {name: {side: record[name] for side, record in by_side.items()} for name in chunk}
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    return CannedRuns(tmp_path_factory.mktemp("canned"))
+def runs(request):
+    return CannedRuns(shared_directory(request, "canned"))
+
+
+@pytest.fixture(scope="module")
+def resumed_runs(runs, request):
+    return ResumedRuns(runs, shared_directory(request, "resumed"))
 
 
 def assert_same(actual, expected, *, what: str, rtol: float) -> None:
@@ -572,17 +615,13 @@ RESUMED = (
 
 @pytest.mark.parametrize("model", RESUMED)
 @pytest.mark.parametrize("first", [LEGACY, RUNTIME], ids=lambda side: side.name)
-def test_a_model_dir_trains_on_under_the_other_side(runs, tmp_path, model, first):
+def test_a_model_dir_trains_on_under_the_other_side(resumed_runs, model, first):
     """``first``'s model_dir after its run (12 steps, checkpointed: written by TF
     2.15's Estimator or by the runtime) is copied for the legacy program and the
     runtime on TF 2.21, each of which trains 12 more steps from it, evaluates,
     predicts and exports: checkpoints interchange both ways, and both continue with
     the same numbers."""
-    runs.records(model)
-    continued = {}
-    for side in (REFERENCE, RUNTIME):
-        shutil.copytree(runs.directory / first.name / model, tmp_path / side.name / model)
-        continued[side.name] = program_record(side, PROGRAM, tmp_path / side.name, [model])[model]
+    continued = resumed_runs.records(first, model)
     reference, runtime = continued["reference"], continued["runtime"]
     assert [step for step, _ in reference["summaries"]["loss"]] == list(range(1, 25))
     assert reference["evaluate"]["global_step"] == 24
