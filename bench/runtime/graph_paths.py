@@ -33,7 +33,8 @@ def probe(program: str, args: list[str]) -> None:
     from estimator_revival.tf1 import discovery
 
     found = collections.Counter()
-    discover, sliced_step = discovery.discover, steps.TrainPrograms._discovered_train_step
+    # every step that runs a slice, hooked (with fetches) or not
+    discover, sliced_step = discovery.discover, steps.TrainPrograms._sliced_train_step
 
     def observed_discover(input_graph, *, call_model_fn):
         blueprint = discover(input_graph, call_model_fn=call_model_fn)
@@ -50,7 +51,7 @@ def probe(program: str, args: list[str]) -> None:
         return sliced_step(self, *args)
 
     discovery.discover = observed_discover
-    steps.TrainPrograms._discovered_train_step = observed_sliced_step
+    steps.TrainPrograms._sliced_train_step = observed_sliced_step
     sys.argv = [program, *args]
     try:
         runpy.run_path(program, run_name="__main__")
