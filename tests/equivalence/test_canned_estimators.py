@@ -315,9 +315,10 @@ def _chunks(models, size: int) -> list[list[str]]:
 
 class CannedRuns:
     """Each estimator of the program, run by each side once per test run, in
-    chunks of CHUNK models per process (starting TensorFlow and the program takes
-    a third of a process's time with that many); the runs are shared by the test
-    processes (helpers/shared_runs.py), whichever of them runs a chunk's tests."""
+    chunks of CHUNK models per process (starting TensorFlow and the program, about
+    5 s, is paid once per chunk; a model takes about 2 s more); the runs are shared
+    by the test processes (helpers/shared_runs.py), whichever of them runs a
+    chunk's tests."""
 
     CHUNK = 11
 

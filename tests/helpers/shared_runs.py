@@ -26,14 +26,19 @@ def shared_directory(request: pytest.FixtureRequest, name: str) -> Path:
     return directory
 
 
+_READ: dict[Path, object] = {}  # what this process has read, by file
+
+
 def computed_once(directory: Path, key: str, compute: Callable[[], object]) -> object:
     """``compute()``'s JSON value, computed by the first process to ask for
-    ``key`` in ``directory``; the others wait for it and read it."""
+    ``key`` in ``directory``; the others wait for it and read it (once)."""
     done = directory / f"{key}.json"
-    with open(directory / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            partial = done.with_suffix(".partial")
-            partial.write_text(json.dumps(compute()))
-            partial.replace(done)
-    return json.loads(done.read_text())
+    if done not in _READ:
+        with open(directory / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not done.exists():
+                partial = done.with_suffix(".partial")
+                partial.write_text(json.dumps(compute()))
+                partial.replace(done)
+        _READ[done] = json.loads(done.read_text())
+    return _READ[done]
