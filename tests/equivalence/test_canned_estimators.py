@@ -313,6 +313,11 @@ def _chunks(models, size: int) -> list[list[str]]:
     ]
 
 
+def _chunk_of(chunks: list[list[str]], model: str) -> tuple[int, list[str]]:
+    """The index of the chunk that runs ``model``, and the chunk."""
+    return next((index, chunk) for index, chunk in enumerate(chunks) if model in chunk)
+
+
 class CannedRuns:
     """Each estimator of the program, run by each side once per test run, in
     chunks of CHUNK models per process (starting TensorFlow and the program, about
@@ -328,7 +333,7 @@ class CannedRuns:
 
     def records(self, model: str) -> dict:
         """``{side name: record}``."""
-        index, chunk = next((i, c) for i, c in enumerate(self._chunks) if model in c)
+        index, chunk = _chunk_of(self._chunks, model)
         return computed_once(self.directory, f"chunk-{index}", lambda: self._run(chunk))[model]
 
     def _run(self, chunk: list[str]) -> dict:
@@ -347,11 +352,11 @@ class ResumedRuns:
     def __init__(self, runs: CannedRuns, directory):
         self._runs = runs
         self.directory = directory
+        self._chunks = _chunks(RESUMED, len(RESUMED))
 
     def records(self, first, model: str) -> dict:
         """``{side name: record}`` of ``model`` resumed from ``first``'s model_dir."""
-        chunks = _chunks(RESUMED, len(RESUMED))
-        index, chunk = next((i, c) for i, c in enumerate(chunks) if model in c)
+        index, chunk = _chunk_of(self._chunks, model)
         key = f"{first.name}-{index}"
         return computed_once(self.directory, key, lambda: self._run(first, chunk))[model]
 
