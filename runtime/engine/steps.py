@@ -370,6 +370,17 @@ class TrainPrograms:
             if self.summaries_in_step
             else traced.sliced(traced.blueprint.replicated_step, hooked=hooked, as_on_tpu=True)
         )
+        # A step that calls model_fn in every replica computes as the Estimator's
+        # session run did only in a call of its own: in the body of a multi-step
+        # loop, where the loop's frame ties every constant to it, Grappler
+        # associates some products differently (XLNet's ``0.044715 * tf.pow(x, 3)``:
+        # a few ulp from the first step; docs/runtime.md). Such steps run one per call.
+        replication = traced.replication
+        self.one_step_per_call = (
+            replication.replicated
+            and replication.scheduler is None
+            and self._replicated_step is None
+        )
         # hooked steps' runs with fetches, sliced from the graph hooks began in
         self._fetching_step = (
             traced.sliced(traced.blueprint.fetching_step) if self.hooks_in_discovery_graph else None

@@ -167,10 +167,29 @@ class TrainController:
         """``count`` steps in loop calls: one, or on a parameter-server cluster
         one per worker, running asynchronously (the first one records the
         summaries)."""
+        if self._programs.one_step_per_call:
+            return self._single_step_calls(count, record)
         workers = min(self._replication.num_workers, count)
         parts = [count // workers + (index < count % workers) for index in range(workers)]
         records = [record and index == 0 for index in range(workers)]
         return self._loop_results(self._replication.call_each(self._loop_calls(parts, records)))
+
+    def _single_step_calls(self, count: int, record: bool) -> dict:
+        """What one loop call of ``count`` steps returns, from a call per step:
+        the first may record, and they stop at the end of the input or after a
+        non-finite loss."""
+        done = {"losses": [], "steps_after": [], "exhausted": False}
+        for index in range(count):
+            try:
+                result = self._programs.step(self._iterator, tf.constant(record and index == 0))
+            except tf.errors.OutOfRangeError:
+                done["exhausted"] = True
+                break
+            done["losses"].append(result["loss"].numpy())
+            done["steps_after"].append(self._global_step())
+            if not np.isfinite(done["losses"][-1]):
+                break
+        return self._loop_results([done])
 
     def _loop_calls(self, parts: list[int], records: list[bool]) -> list[tuple]:
         """Loop calls of ``parts[i]`` steps each, the ``records[i]`` ones recording."""
