@@ -5,7 +5,7 @@ TensorFlow it was written for, its entry points), and that takes parsing them. W
 the result cache on, each file's facts are kept in the cache's folder under a hash
 of its bytes, so a re-run on unchanged files, as pre-commit makes, reads its
 programs without parsing a file. Each fact is computed when first asked for, once
-per content.
+per content, and the facts a reading computed are kept when it ends (``with``).
 """
 
 from __future__ import annotations
@@ -28,14 +28,23 @@ def keep_in(directory: Path | None) -> None:
 
 
 class FileFacts:
-    """The facts of one file's bytes."""
+    """The facts of one file's bytes, read in a ``with`` block, at whose end the
+    facts it computed are written."""
 
     def __init__(self, data: bytes) -> None:
         key = hashlib.sha256(data).hexdigest()
         self._data = data
         self._path = None if _directory is None else _directory / key[:2] / f"{key}.json"
         self._known = self._load()
+        self._computed = False
         self._parsed: tuple[str, ast.Module] | None = None
+
+    def __enter__(self) -> FileFacts:
+        return self
+
+    def __exit__(self, *exception) -> None:
+        if self._computed:
+            self._save()
 
     def parses(self) -> bool:
         """Whether the file is UTF-8 Python that ``ast`` parses."""
@@ -48,7 +57,7 @@ class FileFacts:
     def _fact(self, name: str, compute: Callable[[], object]):
         if name not in self._known:
             self._known[name] = compute()
-            self._save()
+            self._computed = True
         return self._known[name]
 
     def _parse(self) -> tuple[str, ast.Module] | None:

@@ -139,19 +139,19 @@ def _read_program(root: Path) -> Program:
         if not _MENTIONS.search(data):
             continue
         switched |= bool(_OWN_SWITCH.search(data))
-        facts = FileFacts(data)
-        if not facts.parses():
-            continue
+        with FileFacts(data) as facts:
+            if not facts.parses():
+                continue
+            if facts.get("entry_point", lambda code, tree: is_entry_point(tree)):
+                entry_points.append(path)
+            if not reason and _NPU_BRIDGE.search(data):
+                reason = f"{path.relative_to(root)} imports npu_bridge"
+            if not reason and b"tensorflow" in data:
+                tf1_name = facts.get("tf1_only_name", dialect.tf1_only_name)
+                if tf1_name:
+                    short = tf1_name.replace("tensorflow.", "tf.", 1)
+                    reason = f"{path.relative_to(root)} uses {short}"
         code = data.decode("utf-8")
-        if facts.get("entry_point", lambda code, tree: is_entry_point(tree)):
-            entry_points.append(path)
-        if not reason and _NPU_BRIDGE.search(data):
-            reason = f"{path.relative_to(root)} imports npu_bridge"
-        if not reason and b"tensorflow" in data:
-            tf1_name = facts.get("tf1_only_name", dialect.tf1_only_name)
-            if tf1_name:
-                short = tf1_name.replace("tensorflow.", "tf.", 1)
-                reason = f"{path.relative_to(root)} uses {short}"
         decided = DECISION.search(code)
         if not reason and decided:  # by an earlier run, whose rewrites hid the reason
             reason = decided.group(1)

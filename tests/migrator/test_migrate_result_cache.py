@@ -2,6 +2,7 @@
 re-run on unchanged files migrates nothing again and says exactly what the first
 run said; a change to the file, its path or the options misses the cache."""
 
+import json
 import os
 
 import pytest
@@ -59,6 +60,24 @@ def test_a_warm_run_reads_its_programs_without_parsing_a_file(repository, monkey
     (repository / "train.py").write_text(LEGACY + "\nX = 2\n")  # new content, facts unknown
     with pytest.raises(AssertionError, match="parsed again"):
         run("--check", repository)
+
+
+def test_a_cold_run_keeps_each_file_s_facts_in_one_write(repository, monkeypatch):
+    """A file's facts (it parses, it is an entry point, the TF 1 name it uses)
+    are written once the file has been read, not once per fact."""
+    (repository / "train.py").write_text(LEGACY + "\nif __name__ == '__main__':\n    main()\n")
+    written = []
+    original = file_facts.write_atomically
+
+    def counting(path, data):
+        written.append((path.name, sorted(json.loads(data))))
+        original(path, data)
+
+    monkeypatch.setattr(file_facts, "write_atomically", counting)
+    run("--check", repository)
+    names = [name for name, _ in written]
+    assert len(names) == len(set(names)) == 3  # model.py, canned.py, train.py
+    assert ["entry_point", "parses", "tf1_only_name"] in [facts for _, facts in written]
 
 
 def test_a_cached_result_is_written_as_a_fresh_one(repository, counted_migrations):
