@@ -142,9 +142,14 @@ class RunConfig:
             session_creation_timeout_secs=session_creation_timeout_secs,
             checkpoint_save_graph_def=checkpoint_save_graph_def,
         )
-        setting = cluster.from_tf_config(tf_config)
+        setting = self._cluster_setting(tf_config)
         for name in _CLUSTER_FIELDS:
             setattr(self, "_" + name, getattr(setting, name))
+
+    def _cluster_setting(self, tf_config: dict) -> cluster.ClusterSetting:
+        """This task's place in the cluster TF_CONFIG describes (contrib's
+        RunConfig read it otherwise: runtime/contrib/learn/cluster_config.py)."""
+        return cluster.from_tf_config(tf_config)
 
     def replace(self, **kwargs) -> RunConfig:
         """Returns a copy with the given properties replaced (only REPLACEABLE ones)."""

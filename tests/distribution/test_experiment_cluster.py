@@ -14,10 +14,13 @@ model is still learning, so the order of the steps moves its loss by a third
 only held to have fallen well below the first evaluation's. The rest is compared
 exactly: the master's schedule's result (an evaluation of its last checkpoint,
 the global step, one export), the evaluations from the first checkpoint to the
-last, the variables by name and shape on both sides, every worker's return.
-"""
+last, the variables by name and shape on both sides.
 
-import time
+Only the master returns, on both sides. A TF 1.15 worker of such a cluster does
+not: contrib's RunConfig set no device filters, so every session a worker opens
+waits for every task's server, the master's too, and once the master has left a
+worker waiting for the model (it looks again every 30 s) waits for it forever.
+"""
 
 import numpy as np
 import tensorflow as tf
@@ -28,7 +31,6 @@ from helpers.sides import REFERENCE, RUNTIME
 
 PROGRAM = REPO / "fixtures" / "experiments" / "cloudml_census_experiment"
 TRAIN_STEPS = 300
-TASKS = ("master0", "worker0", "worker1")
 
 
 def _cluster() -> dict:
@@ -36,14 +38,13 @@ def _cluster() -> dict:
     return {"master": [master], "worker": [worker0, worker1], "ps": [ps]}
 
 
-def _run_cluster(side, out) -> dict[str, Trace]:
-    """Every task of one cluster, the ps first, then the master; the trace of
-    each task that returns. A legacy worker that finds no initialized model waits
-    30 s before looking again, so the legacy workers start once the master has
-    saved its first checkpoint. The runtime's workers serve the master's
-    coordinator and keep serving for 30 s once it is gone (a restarted chief
-    comes back: tests/distribution/test_parameter_servers.py), so they are
-    stopped with the ps task when the master has returned."""
+def _run_cluster(side, out) -> Trace:
+    """Every task of one cluster, started together as Cloud ML Engine started
+    them; the master's trace. The other tasks are stopped once it has returned:
+    the ps task serves forever, as in TF 1.15; a legacy worker waits for the
+    master (above); the runtime's workers serve the master's coordinator and
+    keep serving for 30 s once it is gone (a restarted chief comes back:
+    tests/distribution/test_parameter_servers.py)."""
     cluster = _cluster()
     program = PROGRAM / ("legacy.py" if side.runs_legacy_program else "migrated.py")
     model_dir = out / "model"
@@ -68,28 +69,15 @@ def _run_cluster(side, out) -> dict[str, Trace]:
     try:
         start("ps", 0)
         start("master", 0)
-        if side.runs_legacy_program:
-            _wait_for(model_dir / "checkpoint", processes["master0"])
         start("worker", 0)
         start("worker", 1)
-        returning = TASKS if side.runs_legacy_program else TASKS[:1]
-        for name in returning:
-            cluster_processes.finish(name, *processes[name])
+        cluster_processes.finish("master0", *processes["master0"])
     finally:
-        for process, _ in processes.values():  # the ps task serves forever, as in TF 1.15
+        for process, _ in processes.values():
             if process.poll() is None:
                 process.kill()
                 process.wait()
-    return {name: Trace.load(out / name) for name in returning}
-
-
-def _wait_for(path, process) -> None:
-    process, log = process
-    deadline = time.monotonic() + cluster_processes.TIMEOUT_SECS
-    while not path.exists():
-        assert process.poll() is None, log.read_text()[-3000:]
-        assert time.monotonic() < deadline, f"no {path} in time"
-        time.sleep(0.1)
+    return Trace.load(out / "master0")
 
 
 def _evaluation_losses(eval_dir) -> dict[int, float]:
@@ -105,8 +93,7 @@ def _evaluation_losses(eval_dir) -> dict[int, float]:
 def test_an_experiment_cluster_trains_evaluates_and_exports_on_both_sides(tmp_path):
     shapes = {}
     for side in (REFERENCE, RUNTIME):
-        traces = _run_cluster(side, tmp_path / side.name)
-        master = traces["master0"]
+        master = _run_cluster(side, tmp_path / side.name)
         eval_result, exports = master.data["result"]
         assert sorted(eval_result) == ["accuracy", "auroc", "global_step", "loss"]
         if side.runs_legacy_program:  # asynchronous workers may pass train_steps
@@ -118,9 +105,5 @@ def test_an_experiment_cluster_trains_evaluates_and_exports_on_both_sides(tmp_pa
         assert min(losses) == 0 and max(losses) == eval_result["global_step"], losses
         assert losses[max(losses)] == np.float32(eval_result["loss"])
         assert eval_result["loss"] < losses[0] / 4, (side.name, losses)
-        if side.runs_legacy_program:  # a worker's schedule (train) returns the Estimator
-            assert traces["worker0"].data["result"] == traces["worker1"].data["result"]
-            assert traces["worker0"].data["result"] == "Estimator"
-        for name, trace in traces.items():
-            shapes[side.name, name] = {key: np.shape(value) for key, value in trace.arrays.items()}
-    assert all(task_shapes == shapes[REFERENCE.name, "master0"] for task_shapes in shapes.values())
+        shapes[side.name] = {key: np.shape(value) for key, value in master.arrays.items()}
+    assert shapes[RUNTIME.name] == shapes[REFERENCE.name]

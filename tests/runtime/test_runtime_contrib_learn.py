@@ -1,6 +1,7 @@
-"""``tf.contrib.learn``'s Experiment and learn_runner (runtime/contrib/learn/):
-TF 1.15's checks and schedule choice. What they compute is compared with TF
-1.15's in tests/equivalence/test_experiments.py."""
+"""``tf.contrib.learn``'s Experiment, learn_runner and RunConfig
+(runtime/contrib/learn/): TF 1.15's checks, its reading of TF_CONFIG and its
+schedule choice. What they compute is compared with TF 1.15's in
+tests/equivalence/test_experiments.py."""
 
 import json
 
@@ -10,6 +11,9 @@ import tensorflow as tf
 from estimator_revival import estimator
 from estimator_revival.contrib import learn
 from estimator_revival.contrib.training import HParams
+from helpers.harness import REPO, side_by_side_records
+
+LAYOUTS = REPO / "tests" / "programs" / "contrib_cluster_layouts.py"
 
 
 def model_fn(features, labels, mode):
@@ -50,6 +54,53 @@ def test_the_default_schedule_is_the_task_types(task, schedule, monkeypatch):
         monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
     config = learn.RunConfig(model_dir="/tmp/model")
     assert learn.learn_runner.default_schedule(config) == schedule
+
+
+def test_tf_config_is_read_as_tf_1_15s_contrib_read_it(tmp_path):
+    """The expectations are TF 1.15's ClusterConfig and _get_default_schedule
+    (contrib/learn/python/learn/{estimators/run_config,learn_runner}.py): none of
+    the core RunConfig's checks, and a chief by environment."""
+    reference, runtime = side_by_side_records(LAYOUTS, tmp_path)
+    assert reference["no_tf_config"] == {
+        "task_type": None,
+        "task_id": 0,
+        "master": "",
+        "evaluation_master": "",
+        "is_chief": True,
+        "num_ps_replicas": 0,
+        "num_worker_replicas": 0,
+        "environment": "local",
+        "schedule": "train_and_evaluate",
+    }
+    cloud_master = reference["cloud_master"]
+    assert (cloud_master["master"], cloud_master["num_worker_replicas"]) == ("grpc://m:1", 3)
+    chiefs = {name: row.get("is_chief") for name, row in reference.items()}
+    assert chiefs["cloud_master"] and not chiefs["cloud_worker"]
+    assert not chiefs["local_master"] and chiefs["local_worker0"]  # outside "cloud": worker 0
+    assert not chiefs["chief_cluster_chief"]  # contrib knew no `chief` job
+    assert reference["chief_cluster_chief"]["schedule"] == [
+        "ValueError",
+        "No default schedule for task type: chief",
+    ]
+    assert reference["cluster_without_task"]["schedule"] == [
+        "ValueError",
+        "Must specify a schedule",
+    ]
+    assert reference["index_as_text"]["task_id"] == 1
+    assert reference["task_without_cluster"]["schedule"] == "train_and_evaluate"
+    # an evaluator: outside the cluster its address cannot be looked up (unless
+    # `master` is given); inside, it has no default schedule
+    assert reference["evaluator_outside"]["error"][1].startswith(
+        "evaluator is not a valid task_type in the cluster_spec:"
+    )
+    for layout in ("evaluator_outside_master_given", "evaluator_inside"):
+        assert reference[layout]["schedule"] == [
+            "ValueError",
+            "No default schedule for task type: evaluator",
+        ]
+    assert reference["evaluator_inside"]["master"] == "grpc://e:1"
+    assert reference["one_task_cluster"]["master"] == ""
+    assert runtime == reference
 
 
 def test_an_explicit_schedule_runs_that_method(tmp_path):

@@ -1,6 +1,6 @@
 """``tf.contrib.learn.RunConfig``: TF 1.15's contrib arguments on the runtime's
-RunConfig (its ``tf_config`` session options, ``environment`` from TF_CONFIG, and
-the ``uid()`` that ``learn_runner`` checks)."""
+RunConfig (its ``tf_config`` session options, the cluster read from TF_CONFIG as
+contrib read it, and the ``uid()`` that ``learn_runner`` checks)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import os
 
 import tensorflow as tf
 
+from estimator_revival.contrib.learn import cluster_config
+from estimator_revival.distribute import cluster
 from estimator_revival.engine import run_config
 
 # The properties uid() leaves out by default: the ones a user may change
@@ -48,6 +50,9 @@ class RunConfig(run_config.RunConfig):
     ) -> None:
         if save_checkpoints_secs == _USE_DEFAULT:
             save_checkpoints_secs = 600 if save_checkpoints_steps is None else None
+        # what the cluster setting starts from (_cluster_setting)
+        self._master = master
+        self._evaluation_master = evaluation_master
         super().__init__(
             model_dir=model_dir,
             tf_random_seed=tf_random_seed,
@@ -61,9 +66,6 @@ class RunConfig(run_config.RunConfig):
             protocol=protocol,
             session_creation_timeout_secs=session_creation_timeout_secs,
         )
-        if master is not None:
-            self._master = master
-        self._evaluation_master = evaluation_master or self._evaluation_master
         self._tf_config = tf.compat.v1.ConfigProto(
             log_device_placement=log_device_placement,
             inter_op_parallelism_threads=num_cores,
@@ -72,8 +74,10 @@ class RunConfig(run_config.RunConfig):
                 per_process_gpu_memory_fraction=gpu_memory_fraction
             ),
         )
-        tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}")
-        self._environment = tf_config.get("environment", "local")
+        self._environment = cluster_config.environment(_tf_config())
+
+    def _cluster_setting(self, tf_config: dict) -> cluster.ClusterSetting:
+        return cluster_config.cluster_setting(tf_config, self._master, self._evaluation_master)
 
     @property
     def tf_config(self) -> tf.compat.v1.ConfigProto:
@@ -93,3 +97,7 @@ class RunConfig(run_config.RunConfig):
         if "_cluster_spec" in state:
             state["_cluster_spec"] = sorted(state["_cluster_spec"].as_dict().items())
         return ", ".join(f"{key}={value!r}" for key, value in sorted(state.items()))
+
+
+def _tf_config() -> dict:
+    return json.loads(os.environ.get("TF_CONFIG") or "{}")

@@ -18,9 +18,80 @@ import tensorflow as tf
 _logging = tf.compat.v1.logging
 
 
-class RunConfig(tf.estimator.RunConfig):
-    """contrib's RunConfig: the core one with ``master``, ``num_cores``,
-    ``gpu_memory_fraction``... as ``tf_config``, and ``uid()``."""
+class ClusterConfig:
+    """The cluster as TF 1.15's contrib read TF_CONFIG, without the core
+    RunConfig's parsing or checks: ``is_chief`` by ``environment`` (no task: task
+    0; ``"cloud"``: master 0; otherwise worker 0), ``master`` the task's address
+    (an error for a task type the cluster lacks, unless ``master`` is given),
+    ``num_worker_replicas`` the worker and master jobs."""
+
+    def __init__(self, master=None, evaluation_master=None):
+        config = json.loads(os.environ.get("TF_CONFIG") or "{}")
+        task_env = config.get("task", {})
+        self._task_type = task_env.get("type", None)
+        self._task_id = int(task_env.get("index")) if task_env.get("index") else 0
+        self._cluster_spec = tf.train.ClusterSpec(config.get("cluster", {}))
+        self._master = (
+            master
+            if master is not None
+            else _get_master(self._cluster_spec, self._task_type, self._task_id) or ""
+        )
+        jobs = self._cluster_spec.as_dict() if self._cluster_spec else {}
+        self._num_ps_replicas = len(jobs.get("ps", []))
+        self._num_worker_replicas = len(jobs.get("worker", [])) + len(jobs.get("master", []))
+        self._environment = config.get("environment", "local")
+        if self._task_type is None:
+            self._is_chief = self._task_id == 0
+        elif self._environment == "cloud":
+            self._is_chief = self._task_type == "master" and self._task_id == 0
+        else:
+            self._is_chief = self._task_type == "worker" and self._task_id == 0
+        self._evaluation_master = evaluation_master or ""
+
+
+def _get_master(cluster_spec, task_type, task_id):
+    if not cluster_spec:
+        return ""
+    jobs = cluster_spec.jobs
+    if len(jobs) == 1 and len(cluster_spec.job_tasks(jobs[0])) == 1:
+        return ""
+    if task_type:
+        if task_type not in jobs:
+            raise ValueError(
+                f"{task_type} is not a valid task_type in the cluster_spec:\n{cluster_spec}\n\n"
+                "Note that these values may be coming from the TF_CONFIG environment "
+                "variable."
+            )
+        addresses = cluster_spec.job_tasks(task_type)
+        if task_id >= len(addresses) or task_id < 0:
+            raise ValueError(
+                f"{task_id} is not a valid task_id for task_type {task_type} in the "
+                f"cluster_spec:\n{cluster_spec}\n\n"
+                "Note that these value may be coming from the TF_CONFIG environment "
+                "variable."
+            )
+        return "grpc://" + addresses[task_id]
+    return ""
+
+
+def _get_model_dir(model_dir):
+    from_tf_config = json.loads(os.environ.get("TF_CONFIG") or "{}").get("model_dir", None)
+    if from_tf_config is not None:
+        if model_dir is not None and from_tf_config != model_dir:
+            raise ValueError(
+                "`model_dir` provided in RunConfig construct, if set, must have the same "
+                f"value as the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
+                f'TF_CONFIG["model_dir"]: {from_tf_config}.\n'
+            )
+        _logging.info("Using model_dir in TF_CONFIG: %s", from_tf_config)
+    return model_dir or from_tf_config
+
+
+class RunConfig(ClusterConfig, tf.estimator.RunConfig):
+    """contrib's RunConfig: as in TF 1.15, neither parent's ``__init__`` chain
+    runs the core one; the fields the core properties read are set here (and the
+    two TF 2.15's Estimator reads that TF 1.15's had not: ``checkpoint_save_graph_def``,
+    ``experimental_distribute``, at their core defaults)."""
 
     def __init__(
         self,
@@ -41,24 +112,13 @@ class RunConfig(tf.estimator.RunConfig):
         session_config=None,
         session_creation_timeout_secs=7200,
     ):
-        if save_checkpoints_secs == 0:
-            save_checkpoints_secs = 600 if save_checkpoints_steps is None else None
-        super().__init__(
-            model_dir=model_dir,
-            tf_random_seed=tf_random_seed,
-            save_summary_steps=save_summary_steps,
-            save_checkpoints_steps=save_checkpoints_steps,
-            save_checkpoints_secs=save_checkpoints_secs,
-            session_config=session_config,
-            keep_checkpoint_max=keep_checkpoint_max,
-            keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
-            log_step_count_steps=log_step_count_steps,
-            protocol=protocol,
-            session_creation_timeout_secs=session_creation_timeout_secs,
-        )
-        if master is not None:
-            self._master = master
-        self._evaluation_master = evaluation_master or self._evaluation_master
+        ClusterConfig.__init__(self, master=master, evaluation_master=evaluation_master)
+        self._train_distribute = None
+        self._eval_distribute = None
+        self._experimental_max_worker_delay_secs = None
+        self._device_fn = None
+        self._experimental_distribute = None
+        self._checkpoint_save_graph_def = True
         self._tf_config = tf.compat.v1.ConfigProto(
             log_device_placement=log_device_placement,
             inter_op_parallelism_threads=num_cores,
@@ -67,9 +127,19 @@ class RunConfig(tf.estimator.RunConfig):
                 per_process_gpu_memory_fraction=gpu_memory_fraction
             ),
         )
-        self._environment = json.loads(os.environ.get("TF_CONFIG") or "{}").get(
-            "environment", "local"
-        )
+        self._tf_random_seed = tf_random_seed
+        self._save_summary_steps = save_summary_steps
+        self._save_checkpoints_secs = save_checkpoints_secs
+        self._log_step_count_steps = log_step_count_steps
+        self._protocol = protocol
+        self._session_config = session_config
+        if save_checkpoints_secs == 0:
+            self._save_checkpoints_secs = 600 if save_checkpoints_steps is None else None
+        self._save_checkpoints_steps = save_checkpoints_steps
+        self._keep_checkpoint_max = keep_checkpoint_max
+        self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+        self._model_dir = _get_model_dir(model_dir)
+        self._session_creation_timeout_secs = session_creation_timeout_secs
 
     @property
     def tf_config(self):
@@ -533,6 +603,8 @@ def run(experiment_fn, output_dir=None, schedule=None, run_config=None, hparams=
         if config.cluster_spec:
             for job in config.cluster_spec.jobs:
                 task_count += len(config.cluster_spec.job_tasks(job))
+        if task_count > 1 and not config.task_type:
+            raise ValueError("Must specify a schedule")
         if task_count <= 1 or config.task_type == "master":
             schedule = "train_and_evaluate"
         elif config.task_type == "ps":
