@@ -1,7 +1,9 @@
 """The equivalence harness forgives the legacy Estimator's own global-step race
 (harness.summaries_without_step_races) and nothing else: summaries the legacy
 SummarySaverHook wrote one step early from some point on are left out of the
-comparison, while any other difference in steps stays for it to fail on."""
+comparison, while any other difference in steps stays for it to fail on. A
+reference run the runtime does not equal is run again only to show that TF's
+Session did not repeat it (harness.assert_equals_a_run_of_its_side)."""
 
 import copy
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 from helpers.harness import (
     Trace,
     assert_bit_identical,
+    assert_equals_a_run_of_its_side,
     assert_racy_reads,
     summaries_without_races_of_either,
     summaries_without_step_races,
@@ -119,3 +122,46 @@ def test_histograms_that_differ_otherwise_fail_the_comparison():
     other_form.data["summary_protos"]["forms"]["logits"] = ["tensor"]
     with pytest.raises(AssertionError, match="forms"):
         assert_bit_identical(other_form, runtime)
+
+
+def _with_loss(trace: Trace, loss: float) -> Trace:
+    other = copy.deepcopy(trace)
+    other.data["losses"] = [loss]
+    return other
+
+
+def test_a_reference_that_did_not_repeat_is_replaced_by_its_second_run():
+    runtime = _trace([1, 6, 11])
+    unrepeated = _with_loss(runtime, 0.5000001)
+    reruns = []
+
+    def rerun():
+        reruns.append(1)
+        return copy.deepcopy(runtime)
+
+    assert assert_equals_a_run_of_its_side(unrepeated, runtime, rerun=rerun).data == runtime.data
+    assert reruns == [1]
+
+
+def test_a_reference_that_repeats_itself_is_not_replaced():
+    runtime = _trace([1, 6, 11])
+    reference = _with_loss(runtime, 0.5000001)
+    with pytest.raises(AssertionError, match="per-step loss"):
+        assert_equals_a_run_of_its_side(reference, runtime, rerun=lambda: copy.deepcopy(reference))
+
+
+def test_the_runtime_must_equal_the_second_run_too():
+    runtime = _trace([1, 6, 11])
+    first, second = _with_loss(runtime, 0.5000001), _with_loss(runtime, 0.5000002)
+    with pytest.raises(AssertionError, match="per-step loss"):
+        assert_equals_a_run_of_its_side(first, runtime, rerun=lambda: second)
+
+
+def test_a_reference_the_runtime_equals_is_not_run_again():
+    runtime = _trace([1, 6, 11])
+
+    def rerun():
+        raise AssertionError("ran again")
+
+    reference = copy.deepcopy(runtime)
+    assert assert_equals_a_run_of_its_side(reference, runtime, rerun=rerun) is reference

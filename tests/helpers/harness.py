@@ -11,6 +11,7 @@ import dataclasses
 import itertools
 import json
 import subprocess
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -173,6 +174,35 @@ def assert_bit_identical(
     for key, expected in legacy.arrays.items():
         if not key.startswith("step/"):  # compared step by step above
             np.testing.assert_array_equal(migrated.arrays[key], expected, key)
+
+
+def assert_equals_a_run_of_its_side(
+    reference: Trace, runtime: Trace, *, rerun: Callable[[], Trace], skipped_steps: bool = False
+) -> Trace:
+    """:func:`assert_bit_identical` against ``reference``, or, where the two differ
+    and ``rerun()`` (the reference's side run again) does not repeat ``reference``,
+    against that second run; returns the run the runtime equals.
+
+    TF's own Session does not always repeat itself: under load, a run of the
+    legacy program on TF 2.21 has ended with different optimizer slots after the
+    last steps of its hook-free training (``tf1_xlnet_relative_attention``: 77 slots
+    a few ulp off after step 63 or 64, checkpoint 62 equal, its variables equal;
+    once in about 30 loaded runs, never with a light load). The runtime still has
+    to equal a run of the reference bit for bit; a second run is asked for only
+    when it does not, and counts only if it shows that the first one did not
+    repeat.
+    """
+    try:
+        assert_bit_identical(reference, runtime, skipped_steps=skipped_steps)
+        return reference
+    except AssertionError as mismatch:
+        again = rerun()
+        try:
+            assert_bit_identical(reference, again, skipped_steps=skipped_steps, both_legacy=True)
+        except AssertionError:  # the reference did not repeat itself
+            assert_bit_identical(again, runtime, skipped_steps=skipped_steps)
+            return again
+        raise mismatch
 
 
 def _histogram_series(summary_protos: dict) -> dict:
