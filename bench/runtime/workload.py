@@ -1,8 +1,9 @@
 """One benchmark workload, run under either interpreter.
 
-    python workload.py legacy|runtime|handwritten|handwritten_tf1_ops MODEL STEPS [steady|short|rounds]
+    python workload.py legacy|runtime|handwritten|handwritten_tf1_ops MODEL STEPS [steady|short|rounds|call]
 
-Prints one JSON line with ``steps_per_sec`` (steady) or ``seconds`` (short, rounds):
+Prints one JSON line with ``steps_per_sec`` (steady) or ``seconds`` (short, rounds,
+call):
 
 - steady: a timed ``train(steps=STEPS)`` call made after a short warm-up call
   on the same model_dir (so both sides pay their per-call set-up: graph
@@ -16,6 +17,9 @@ Prints one JSON line with ``steps_per_sec`` (steady) or ``seconds`` (short, roun
   predict. (bench/runtime/run.py also times the whole process, imports included.)
 - rounds: ``train_and_evaluate`` to STEPS steps with an evaluation after each
   of 10 checkpoints; seconds per round.
+- call: what a ``train(steps=STEPS)`` call costs besides its steps: the median of
+  25 such calls on one model_dir, after 3 warm-up calls (a steady call's time is
+  this plus its steps).
 """
 
 import json
@@ -183,6 +187,19 @@ def seconds_per_eval_round(model_fn, input_fn) -> float:
     return (time.perf_counter() - start) / EVAL_ROUNDS
 
 
+def seconds_per_call(model_fn, input_fn) -> float:
+    config = estimator.RunConfig(tf_random_seed=0)
+    est = estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(), config=config)
+    for _ in range(3):
+        est.train(input_fn, steps=STEPS)
+    seconds = []
+    for _ in range(25):
+        start = time.perf_counter()
+        est.train(input_fn, steps=STEPS)
+        seconds.append(time.perf_counter() - start)
+    return float(np.median(seconds))
+
+
 def small_input_fn():
     return tf.data.Dataset.from_tensor_slices((SMALL_X, SMALL_Y)).repeat().batch(32)
 
@@ -206,6 +223,9 @@ def main():
         return
     if SCENARIO == "short":
         print(json.dumps({**report, "seconds": short_program_seconds(model_fn, input_fn)}))
+        return
+    if SCENARIO == "call":
+        print(json.dumps({**report, "seconds": seconds_per_call(model_fn, input_fn)}))
         return
     if SCENARIO == "rounds":
         print(json.dumps({**report, "seconds": seconds_per_eval_round(model_fn, input_fn)}))

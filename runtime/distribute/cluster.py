@@ -141,18 +141,28 @@ def _validate_task(cluster_spec, task_env: dict, chief_task_type: str) -> tuple[
         raise ValueError("Task index must be non-negative number.")
     if task_type == TaskType.EVALUATOR:
         return task_type, task_id
+    check_in_cluster(cluster_spec, task_type, task_id)
+    return task_type, task_id
+
+
+TF_CONFIG_NOTE = "Note that these values may be coming from the TF_CONFIG environment variable."
+
+
+def check_in_cluster(
+    cluster_spec: tf.train.ClusterSpec, task_type: str, task_id: int, *, task_id_note=TF_CONFIG_NOTE
+) -> None:
+    """RunConfig's errors for a task ``cluster_spec`` lacks (``task_id_note``: the
+    last line of the task_id's, which contrib's RunConfig worded otherwise)."""
     if task_type not in cluster_spec.jobs:
         raise ValueError(
             f"{task_type} is not a valid task_type in the cluster_spec:\n{cluster_spec}\n\n"
-            "Note that these values may be coming from the TF_CONFIG environment variable."
+            + TF_CONFIG_NOTE
         )
     if not 0 <= task_id < len(cluster_spec.job_tasks(task_type)):
         raise ValueError(
             f"{task_id} is not a valid task_id for task_type {task_type} in the "
-            f"cluster_spec:\n{cluster_spec}\n\n"
-            "Note that these values may be coming from the TF_CONFIG environment variable."
+            f"cluster_spec:\n{cluster_spec}\n\n{task_id_note}"
         )
-    return task_type, task_id
 
 
 def _session_master(cluster_spec, task_type: str, task_id: int, tf_config: dict) -> str:

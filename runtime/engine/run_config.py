@@ -122,7 +122,7 @@ class RunConfig:
                     "Please use `tf.compat.v1.distribute.experimental.ParameterServerStrategy` "
                     "for parameter server strategy with estimator."
                 )
-        tf_config = json.loads(os.environ.get("TF_CONFIG", "{}"))
+        tf_config = self._read_tf_config()
         self._set(
             model_dir=_model_dir(tf_config, model_dir),
             tf_random_seed=tf_random_seed,
@@ -145,6 +145,11 @@ class RunConfig:
         setting = self._cluster_setting(tf_config)
         for name in _CLUSTER_FIELDS:
             setattr(self, "_" + name, getattr(setting, name))
+
+    @staticmethod
+    def _read_tf_config() -> dict:
+        """TF_CONFIG, decoded (an empty one is not JSON)."""
+        return json.loads(os.environ.get("TF_CONFIG", "{}"))
 
     def _cluster_setting(self, tf_config: dict) -> cluster.ClusterSetting:
         """This task's place in the cluster TF_CONFIG describes (contrib's

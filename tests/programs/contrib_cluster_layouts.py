@@ -38,6 +38,7 @@ def task(cluster, task_type, index, environment="cloud"):
 
 LAYOUTS = {
     "no_tf_config": (None, {}),
+    "empty_tf_config": ("", {}),  # contrib read "" as no TF_CONFIG (core json.loads failed)
     "cloud_master": (task(MASTER_CLUSTER, "master", 0), {}),
     "cluster_without_task": ({"cluster": MASTER_CLUSTER, "environment": "cloud"}, {}),
     "cloud_worker": (task(MASTER_CLUSTER, "worker", 1), {}),
@@ -93,7 +94,7 @@ def reading(tf_config, arguments, model_dir):
     if tf_config is None:
         os.environ.pop("TF_CONFIG", None)
     else:
-        os.environ["TF_CONFIG"] = json.dumps(tf_config)
+        os.environ["TF_CONFIG"] = tf_config if isinstance(tf_config, str) else json.dumps(tf_config)
     try:
         config = RunConfig(model_dir=model_dir, **arguments)
     except ValueError as error:

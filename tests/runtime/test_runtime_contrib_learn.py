@@ -72,6 +72,7 @@ def test_tf_config_is_read_as_tf_1_15s_contrib_read_it(tmp_path):
         "environment": "local",
         "schedule": "train_and_evaluate",
     }
+    assert reference["empty_tf_config"] == reference["no_tf_config"]
     cloud_master = reference["cloud_master"]
     assert (cloud_master["master"], cloud_master["num_worker_replicas"]) == ("grpc://m:1", 3)
     chiefs = {name: row.get("is_chief") for name, row in reference.items()}

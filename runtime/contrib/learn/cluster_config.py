@@ -20,6 +20,7 @@ from estimator_revival.distribute.cluster import (
     LOCAL_MASTER,
     ClusterSetting,
     TaskType,
+    check_in_cluster,
 )
 
 CLOUD = "cloud"
@@ -59,20 +60,13 @@ def _master(cluster_spec: tf.train.ClusterSpec, task_type, task_id: int) -> str:
         return LOCAL_MASTER
     if len(jobs) == 1 and len(cluster_spec.job_tasks(jobs[0])) == 1:
         return LOCAL_MASTER  # one task: run in process
-    if task_type not in jobs:
-        raise ValueError(
-            f"{task_type} is not a valid task_type in the cluster_spec:\n{cluster_spec}\n\n"
-            "Note that these values may be coming from the TF_CONFIG environment variable."
-        )
-    addresses = cluster_spec.job_tasks(task_type)
-    if not 0 <= task_id < len(addresses):
-        # contrib's text (the core RunConfig's says "these values")
-        raise ValueError(
-            f"{task_id} is not a valid task_id for task_type {task_type} in the "
-            f"cluster_spec:\n{cluster_spec}\n\n"
-            "Note that these value may be coming from the TF_CONFIG environment variable."
-        )
-    return GRPC_SCHEME + addresses[task_id]
+    check_in_cluster(
+        cluster_spec,
+        task_type,
+        task_id,
+        task_id_note="Note that these value may be coming from the TF_CONFIG environment variable.",
+    )
+    return GRPC_SCHEME + cluster_spec.job_tasks(task_type)[task_id]
 
 
 def _is_chief(environment_name: str, task_type, task_id: int) -> bool:

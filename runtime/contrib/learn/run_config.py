@@ -74,9 +74,14 @@ class RunConfig(run_config.RunConfig):
                 per_process_gpu_memory_fraction=gpu_memory_fraction
             ),
         )
-        self._environment = cluster_config.environment(_tf_config())
+
+    @staticmethod
+    def _read_tf_config() -> dict:
+        """TF_CONFIG, decoded; an empty one is none, as contrib read it."""
+        return json.loads(os.environ.get("TF_CONFIG") or "{}")
 
     def _cluster_setting(self, tf_config: dict) -> cluster.ClusterSetting:
+        self._environment = cluster_config.environment(tf_config)  # read with the cluster
         return cluster_config.cluster_setting(tf_config, self._master, self._evaluation_master)
 
     @property
@@ -97,7 +102,3 @@ class RunConfig(run_config.RunConfig):
         if "_cluster_spec" in state:
             state["_cluster_spec"] = sorted(state["_cluster_spec"].as_dict().items())
         return ", ".join(f"{key}={value!r}" for key, value in sorted(state.items()))
-
-
-def _tf_config() -> dict:
-    return json.loads(os.environ.get("TF_CONFIG") or "{}")
