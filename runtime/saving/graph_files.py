@@ -69,9 +69,6 @@ class _Layout:
     def of(cls, graph: tf.Graph) -> _Layout:
         graph_def = graph.as_graph_def()
         _name_functions_by_use(graph_def)
-        rest = graph_pb2.GraphDef()
-        rest.CopyFrom(graph_def)
-        del rest.node[:]
         collections = tuple(
             (
                 key,
@@ -81,7 +78,8 @@ class _Layout:
             )
             for key in sorted(graph.get_all_collection_keys(), key=str)
         )
-        return cls(tuple(graph_def.node), rest.SerializeToString(deterministic=True), collections)
+        rest = _without_nodes(graph_def).SerializeToString(deterministic=True)
+        return cls(tuple(graph_def.node), rest, collections)
 
     def changed_constants(self, other: _Layout) -> dict[str, attr_value_pb2.AttrValue] | None:
         """``{name: value}`` of the constants whose values alone differ in
@@ -164,10 +162,7 @@ class _GraphContents:
         """Each node's text, then the rest's (the library, the versions)."""
         if self._parts is None:
             parts = [self._node_text(node) for node in self.graph_def().node]
-            rest = graph_pb2.GraphDef()
-            rest.CopyFrom(self.graph_def())
-            del rest.node[:]
-            parts.append(text_format.MessageToString(rest))
+            parts.append(text_format.MessageToString(_without_nodes(self.graph_def())))
             self._parts = parts
             self._known_texts = {}  # the call before's, no longer needed
         return self._parts
@@ -197,6 +192,14 @@ class _GraphContents:
                     sharded=True, save_relative_paths=True, allow_empty=True
                 )
         return self._saver
+
+
+def _without_nodes(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
+    """A copy of ``graph_def``'s rest: its functions and versions."""
+    rest = graph_pb2.GraphDef()
+    rest.CopyFrom(graph_def)
+    del rest.node[:]
+    return rest
 
 
 def _name_functions_by_use(graph_def: graph_pb2.GraphDef) -> None:
