@@ -1,6 +1,6 @@
 """One benchmark workload, run under either interpreter.
 
-    python workload.py legacy|runtime|handwritten|handwritten_tf1_ops MODEL STEPS [steady|short|rounds|call]
+    python workload.py legacy|runtime|handwritten|handwritten_tf1_ops MODEL STEPS [steady|short|rounds|call|train_graph|eval_graph]
 
 Prints one JSON line with ``steps_per_sec`` (steady) or ``seconds`` (short, rounds,
 call):
@@ -20,6 +20,10 @@ call):
 - call: what a ``train(steps=STEPS)`` call costs besides its steps: the median of
   25 such calls on one model_dir, after 3 warm-up calls (a steady call's time is
   this plus its steps).
+- train_graph, eval_graph: model_fn alone building its TRAIN (EVAL) graph, as
+  every call makes it build once on both sides: the median of 25 builds in a
+  plain graph, after 3 (STEPS is not used). No runtime can make a call cheaper
+  than this, which bench/runtime/run.py turns into the per-call rows' ceilings.
 """
 
 import json
@@ -200,6 +204,20 @@ def seconds_per_call(model_fn, input_fn) -> float:
     return float(np.median(seconds))
 
 
+def seconds_per_model_fn_graph(model_fn, input_fn, mode: str) -> float:
+    def build() -> float:
+        with tf.Graph().as_default():
+            tf.compat.v1.train.get_or_create_global_step()
+            features, labels = tf.compat.v1.data.make_one_shot_iterator(input_fn()).get_next()
+            start = time.perf_counter()
+            model_fn(features, labels, mode)
+            return time.perf_counter() - start
+
+    for _ in range(3):
+        build()
+    return float(np.median([build() for _ in range(25)]))
+
+
 def small_input_fn():
     return tf.data.Dataset.from_tensor_slices((SMALL_X, SMALL_Y)).repeat().batch(32)
 
@@ -226,6 +244,11 @@ def main():
         return
     if SCENARIO == "call":
         print(json.dumps({**report, "seconds": seconds_per_call(model_fn, input_fn)}))
+        return
+    if SCENARIO in ("train_graph", "eval_graph"):
+        mode = estimator.ModeKeys.TRAIN if SCENARIO == "train_graph" else estimator.ModeKeys.EVAL
+        seconds = seconds_per_model_fn_graph(model_fn, input_fn, mode)
+        print(json.dumps({**report, "seconds": seconds}))
         return
     if SCENARIO == "rounds":
         print(json.dumps({**report, "seconds": seconds_per_eval_round(model_fn, input_fn)}))
