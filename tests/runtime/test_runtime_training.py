@@ -157,6 +157,43 @@ def test_in_graph_loops_run_many_steps_per_call(tmp_path, monkeypatch):
     assert make(tmp_path).get_variable_value("global_step") == 250
 
 
+def _nan_from_step_5_model_fn(features, labels, mode):
+    """Its loss is NaN at the steps that start from global step 5 on."""
+    prediction = tf.compat.v1.layers.dense(features["x"], 1)
+    global_step = tf.compat.v1.train.get_global_step()
+    loss = tf.reduce_mean(tf.square(prediction - labels))
+    loss *= tf.where(global_step >= 5, float("nan"), 1.0)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.05)
+    train_op = optimizer.minimize(loss, global_step=global_step)
+    return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def test_a_nan_in_the_middle_of_a_loop_call_ends_training_at_its_step(tmp_path, caplog):
+    """What TF 2.15's Estimator did with this model_fn (measured): it logged the
+    steps before the NaN, wrote the NaN step's loss summary and no checkpoint; the
+    next call trained on from the last checkpoint."""
+    config = estimator.RunConfig(
+        log_step_count_steps=1, save_checkpoints_steps=100, save_summary_steps=1
+    )
+    est = estimator.Estimator(_nan_from_step_5_model_fn, model_dir=str(tmp_path), config=config)
+    with (
+        caplog.at_level(logging.INFO, logger="tensorflow"),
+        pytest.raises(estimator.NanLossDuringTrainingError),
+    ):
+        est.train(train_input_fn, steps=50)
+    logged = [
+        int(record.getMessage().rsplit("step = ", 1)[1])
+        for record in caplog.records
+        if record.getMessage().startswith("loss = ")
+    ]
+    assert logged == [0, 1, 2, 3, 4]
+    assert checkpoint_steps(tmp_path) == [0]
+    est.train(train_input_fn, steps=3)
+    assert est.get_variable_value("global_step") == 3
+    assert checkpoint_steps(tmp_path) == [0, 3]
+    assert event_scalars(tmp_path)["loss"] == [1, 2, 3, 4, 5, 6, 1, 2, 3]
+
+
 class StopAfter(tf.compat.v1.train.SessionRunHook):
     def __init__(self, steps):
         self.steps, self.seen = steps, []
