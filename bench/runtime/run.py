@@ -40,8 +40,8 @@ PYTHONS = {
 # tiny: logistic regression + SGD (per-step overhead dominates: where in-graph
 # loops matter most); small: 2-layer MLP + Adam; summaries: small with v1
 # summaries of its own; heavy: a 3-conv CNN.
-EVAL_ROUNDS = 10  # workload.py's train_and_evaluate: an evaluation per tenth of its steps
 STEPS = {"tiny": 20000, "small": 20000, "summaries": 20000, "heavy": 60}
+EVAL_ROUNDS = 10  # workload.py's train_and_evaluate: an evaluation per tenth of its steps
 
 
 # (scenario, steps, what is measured, whether more is better); "process" is the
